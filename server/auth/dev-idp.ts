@@ -1,0 +1,93 @@
+import { generateKeyPair, exportJWK } from 'jose';
+import Provider, { type Configuration } from 'oidc-provider';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export const DEV_IDP_PREFIX = '/dev-idp';
+export const DEV_CLIENT_ID = 'local-dev-client';
+
+/**
+ * The identity provider used when no Google credentials are configured: oidc-provider
+ * with its development login form (any login, any password), mounted in-process so the
+ * very same OpenID Connect code path runs locally, in tests and in production.
+ * Its state lives in memory: a restart only forgets logins that were in flight.
+ */
+export async function mountDevIdentityProvider(
+  app: FastifyInstance,
+  options: { appUrl: string; clientSecret: string; redirectUri: string; cookieKeys: string[]; trustProxy: boolean },
+): Promise<void> {
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  const jwk = { ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig', kid: 'dev-idp' };
+
+  const configuration: Configuration = {
+    clients: [
+      {
+        client_id: DEV_CLIENT_ID,
+        client_secret: options.clientSecret,
+        redirect_uris: [options.redirectUri],
+        response_types: ['code'],
+        grant_types: ['authorization_code'],
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+    ],
+    jwks: { keys: [jwk] },
+    cookies: { keys: options.cookieKeys },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'picture'] },
+    conformIdTokenClaims: false,
+    pkce: { required: () => true },
+    features: { devInteractions: { enabled: true } },
+    // A local first-party client: skip the consent page, as Google does for a known app.
+    loadExistingGrant: async (ctx) => {
+      const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(ctx.oidc.client!.clientId);
+      if (grantId) return ctx.oidc.provider.Grant.find(grantId);
+      const grant = new ctx.oidc.provider.Grant({
+        clientId: ctx.oidc.client!.clientId,
+        accountId: ctx.oidc.session!.accountId!,
+      });
+      grant.addOIDCScope('openid email profile');
+      await grant.save();
+      return grant;
+    },
+    findAccount: (_ctx, login) => {
+      // The login typed into the form becomes the account: an e-mail is used as is,
+      // anything else gets a local address so every account has one.
+      const trimmed = login.trim().toLowerCase();
+      const email = trimmed.includes('@') ? trimmed : `${trimmed.replace(/[^a-z0-9._-]/g, '') || 'user'}@local.test`;
+      const name = email.split('@')[0] ?? email;
+      return {
+        accountId: login,
+        claims: () => ({ sub: email, email, email_verified: true, name, picture: undefined }),
+      };
+    },
+    renderError: (ctx, out) => {
+      ctx.type = 'html';
+      ctx.body = `<!doctype html><meta charset="utf-8"><title>Sign-in error</title><p>${escapeHtml(
+        String(out.error_description ?? out.error),
+      )}</p><p><a href="/login">Back</a></p>`;
+    },
+  };
+
+  const provider = new Provider(`${options.appUrl}${DEV_IDP_PREFIX}`, configuration);
+  provider.proxy = options.trustProxy;
+  const callback = provider.callback();
+
+  await app.register(async (scope) => {
+    // oidc-provider reads its own request bodies: leave the stream untouched.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, _payload, done) => {
+      done(null, undefined);
+    });
+    const handle = (request: FastifyRequest, reply: FastifyReply) => {
+      reply.hijack();
+      const raw = request.raw as typeof request.raw & { originalUrl?: string };
+      raw.originalUrl = raw.url;
+      raw.url = (raw.url ?? '/').slice(DEV_IDP_PREFIX.length) || '/';
+      void callback(raw, reply.raw);
+    };
+    scope.all(DEV_IDP_PREFIX, handle);
+    scope.all(`${DEV_IDP_PREFIX}/*`, handle);
+  });
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,77 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { User } from '../../src/domain/user';
+import type { Db } from '../db/client';
+import type { LedgerService } from '../ledger/service';
+import * as repo from './repository';
+import type { IdentityClaims, UserRow } from './repository';
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function toUserDto(row: UserRow): User {
+  return {
+    id: row.id,
+    avatar: row.avatar,
+    name: row.name,
+    email: row.email,
+    createdAt: row.createdAt.toISOString(),
+    isActive: row.isActive,
+    tokensAmount: row.tokensAmount,
+    subscriptionType: row.subscriptionType as User['subscriptionType'],
+    subscriptionStatus: row.subscriptionStatus as User['subscriptionStatus'],
+    subscriptionTokensTotal: row.subscriptionTokensTotal,
+    subscriptionTokensUsed: row.subscriptionTokensUsed,
+    nextBillingDate: row.nextBillingDate?.toISOString() ?? null,
+    trialEndsAt: row.trialEndsAt?.toISOString() ?? null,
+  };
+}
+
+export class AuthService {
+  constructor(
+    private readonly db: Db,
+    private readonly ledger: LedgerService,
+    private readonly options: { sessionTtlDays: number; starterTokens: number },
+  ) {}
+
+  /**
+   * Creates or refreshes the user, grants the starter tokens to a new one and opens a
+   * session, all in one transaction: a failure leaves no half-created user behind.
+   */
+  async signIn(claims: IdentityClaims, userAgent: string | null): Promise<{ token: string; user: UserRow; expiresAt: Date }> {
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(Date.now() + this.options.sessionTtlDays * 86_400_000);
+    const user = await this.db.transaction(async (tx) => {
+      const { user: row, created } = await repo.upsertUser(tx, claims);
+      let current = row;
+      if (created && this.options.starterTokens > 0) {
+        await this.ledger.credit(
+          {
+            userId: row.id,
+            amount: this.options.starterTokens,
+            reason: 'signup_bonus',
+            idempotencyKey: `signup:${row.id}`,
+          },
+          tx,
+        );
+        current = (await repo.findUserById(tx, row.id)) ?? row;
+      }
+      await repo.insertSession(tx, { tokenHash: hashToken(token), userId: row.id, expiresAt, userAgent });
+      return current;
+    });
+    return { token, user, expiresAt };
+  }
+
+  async userForToken(token: string): Promise<UserRow | undefined> {
+    if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return undefined;
+    return repo.findUserBySessionHash(this.db, hashToken(token), new Date());
+  }
+
+  async signOut(token: string): Promise<void> {
+    await repo.deleteSessionByHash(this.db, hashToken(token));
+  }
+
+  async findUser(id: number): Promise<UserRow | undefined> {
+    return repo.findUserById(this.db, id);
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * SPEC section 8: the generic texts, shared by the server's error catalogue and the
+ * browser's HTTP error mapping. One home for every wording.
+ */
+export const genericMessages = {
+  network: 'Network error occurred',
+  unauthorized: 'Unauthorized access',
+  forbidden: 'Access forbidden',
+  notFound: 'Resource not found',
+  internal: 'Internal server error',
+  badInput: 'Please check your input',
+  insufficientTokens: 'Insufficient tokens',
+  somethingWrong: 'Something went wrong',
+  tryLater: 'Please try again later',
+} as const;
+
+/** Error codes the API answers with in `{success: false, code, message}`. */
+export const errorCatalogue = {
+  VALIDATION_ERROR: { status: 400, message: genericMessages.badInput },
+  UNKNOWN_MODEL: { status: 400, message: genericMessages.badInput },
+  UNAUTHORIZED: { status: 401, message: genericMessages.unauthorized },
+  INSUFFICIENT_TOKENS: { status: 402, message: genericMessages.insufficientTokens },
+  FORBIDDEN: { status: 403, message: genericMessages.forbidden },
+  CROSS_SITE_REQUEST: { status: 403, message: genericMessages.forbidden },
+  NOT_FOUND: { status: 404, message: genericMessages.notFound },
+  PAYLOAD_TOO_LARGE: { status: 413, message: genericMessages.badInput },
+  CONTENT_FILTERED: { status: 422, message: 'The request was blocked by the content filter' },
+  RATE_LIMITED: { status: 429, message: genericMessages.tryLater },
+  INTERNAL: { status: 500, message: genericMessages.internal },
+  PROVIDER_ERROR: { status: 502, message: 'Generation failed' },
+  PROVIDER_TIMEOUT: { status: 504, message: genericMessages.tryLater },
+  SERVICE_UNAVAILABLE: { status: 503, message: genericMessages.tryLater },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export interface ErrorBody {
+  success: false;
+  code: ErrorCode;
+  message: string;
+  requestId?: string;
+}
+
+/** Maps an HTTP status to SPEC's generic text, for responses that carry no message. */
+export function messageForStatus(status: number): string {
+  if (status === 401) return genericMessages.unauthorized;
+  if (status === 403) return genericMessages.forbidden;
+  if (status === 404) return genericMessages.notFound;
+  if (status === 402) return genericMessages.insufficientTokens;
+  if (status === 429) return genericMessages.tryLater;
+  if (status >= 400 && status < 500) return genericMessages.badInput;
+  if (status >= 500) return genericMessages.internal;
+  return genericMessages.somethingWrong;
+}
