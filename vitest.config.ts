@@ -6,7 +6,12 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['tests/domain/**/*.test.ts', 'tests/api/**/*.test.ts', 'tests/machines/**/*.test.ts', 'tests/statecharts/**/*.test.ts'],
+          include: [
+            'tests/domain/**/*.test.ts',
+            'tests/api/**/*.test.ts',
+            'tests/machines/**/*.test.ts',
+            'tests/statecharts/**/*.test.ts',
+          ],
           environment: 'node',
         },
       },

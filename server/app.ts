@@ -67,6 +67,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // Google avatars are cross-origin images.
     crossOriginEmbedderPolicy: false,
     hsts: config.appUrl.startsWith('https://'),
+    // no-referrer would make browsers send `Origin: null` on same-origin form posts,
+    // which the cross-site check below must refuse.
+    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
     crossOriginResourcePolicy: { policy: 'same-site' },
   });
   await server.register(cookie, { secret: deps.cookieSecret });
@@ -93,7 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (['GET', 'HEAD', 'OPTIONS'].includes(request.method)) return;
     const origin = request.headers.origin;
     if (origin !== undefined && origin !== appOrigin) {
-      throw Object.assign(new Error('cross-site request'), { appCode: 'CROSS_SITE_REQUEST' as ErrorCode });
+      throw Object.assign(new Error('cross-site request'), { appCode: 'CROSS_SITE_REQUEST' });
     }
   });
 
@@ -165,19 +168,38 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
 function classify(error: FastifyError & { appCode?: ErrorCode }): { code: ErrorCode; status: number; message: string } {
   if (isAppError(error)) return { code: error.code, status: error.status, message: error.message };
-  if (error.appCode) return { code: error.appCode, status: errorCatalogue[error.appCode].status, message: errorCatalogue[error.appCode].message };
+  if (error.appCode)
+    return {
+      code: error.appCode,
+      status: errorCatalogue[error.appCode].status,
+      message: errorCatalogue[error.appCode].message,
+    };
   if (error instanceof ZodError) {
-    return { code: 'VALIDATION_ERROR', status: 400, message: error.issues[0]?.message ?? errorCatalogue.VALIDATION_ERROR.message };
+    return {
+      code: 'VALIDATION_ERROR',
+      status: 400,
+      message: error.issues[0]?.message ?? errorCatalogue.VALIDATION_ERROR.message,
+    };
   }
   if (error.validation) {
     // fastify-type-provider-zod puts the zod issues on `validation`.
     const first = error.validation[0];
-    return { code: 'VALIDATION_ERROR', status: 400, message: first?.message ?? errorCatalogue.VALIDATION_ERROR.message };
+    return {
+      code: 'VALIDATION_ERROR',
+      status: 400,
+      message: first?.message ?? errorCatalogue.VALIDATION_ERROR.message,
+    };
   }
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { code: 'PAYLOAD_TOO_LARGE', status: 413, message: 'Request body is too large' };
-  if (error.statusCode === 429) return { code: 'RATE_LIMITED', status: 429, message: errorCatalogue.RATE_LIMITED.message };
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return { code: 'PAYLOAD_TOO_LARGE', status: 413, message: 'Request body is too large' };
+  if (error.statusCode === 429)
+    return { code: 'RATE_LIMITED', status: 429, message: errorCatalogue.RATE_LIMITED.message };
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-    return { code: error.statusCode === 404 ? 'NOT_FOUND' : 'VALIDATION_ERROR', status: error.statusCode, message: errorCatalogue.VALIDATION_ERROR.message };
+    return {
+      code: error.statusCode === 404 ? 'NOT_FOUND' : 'VALIDATION_ERROR',
+      status: error.statusCode,
+      message: errorCatalogue.VALIDATION_ERROR.message,
+    };
   }
   return { code: 'INTERNAL', status: 500, message: errorCatalogue.INTERNAL.message };
 }
@@ -208,7 +230,10 @@ function registerSpa(server: FastifyInstance, config: Config): void {
     const wantsHtml = request.method === 'GET' && !API_PREFIXES.some((p) => pathname.startsWith(p));
     if (hasSpa && wantsHtml) {
       reply.header('cache-control', 'no-cache');
-      return reply.status(isSpaRoute(pathname) ? 200 : 404).type('text/html').send(fs.createReadStream(indexPath));
+      return reply
+        .status(isSpaRoute(pathname) ? 200 : 404)
+        .type('text/html')
+        .send(fs.createReadStream(indexPath));
     }
     const body: ErrorBody = { success: false, code: 'NOT_FOUND', message: errorCatalogue.NOT_FOUND.message };
     return reply.status(404).send(body);

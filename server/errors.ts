@@ -9,11 +9,7 @@ export class AppError extends Error {
   readonly status: number;
   readonly details?: Record<string, unknown>;
 
-  constructor(
-    code: ErrorCode,
-    message?: string,
-    options?: { cause?: unknown; details?: Record<string, unknown> },
-  ) {
+  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
     super(message ?? errorCatalogue[code].message, { cause: options?.cause });
     this.name = 'AppError';
     this.code = code;

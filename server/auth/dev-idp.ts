@@ -33,6 +33,7 @@ export async function mountDevIdentityProvider(
     cookies: { keys: options.cookieKeys },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'picture'] },
     conformIdTokenClaims: false,
+    ttl: { Interaction: 600, Session: 3600, Grant: 3600, AuthorizationCode: 60, AccessToken: 600, IdToken: 600 },
     pkce: { required: () => true },
     features: { devInteractions: { enabled: true } },
     // A local first-party client: skip the consent page, as Google does for a known app.

@@ -38,7 +38,10 @@ export class AuthService {
    * Creates or refreshes the user, grants the starter tokens to a new one and opens a
    * session, all in one transaction: a failure leaves no half-created user behind.
    */
-  async signIn(claims: IdentityClaims, userAgent: string | null): Promise<{ token: string; user: UserRow; expiresAt: Date }> {
+  async signIn(
+    claims: IdentityClaims,
+    userAgent: string | null,
+  ): Promise<{ token: string; user: UserRow; expiresAt: Date }> {
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + this.options.sessionTtlDays * 86_400_000);
     const user = await this.db.transaction(async (tx) => {

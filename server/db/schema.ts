@@ -196,8 +196,5 @@ export const chatRequests = pgTable(
     errorMessage: text('error_message'),
     ...timestamps,
   },
-  (t) => [
-    index('chat_requests_user_idx').on(t.userId),
-    index('chat_requests_pending_idx').on(t.status, t.createdAt),
-  ],
+  (t) => [index('chat_requests_user_idx').on(t.userId), index('chat_requests_pending_idx').on(t.status, t.createdAt)],
 );

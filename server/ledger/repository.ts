@@ -37,10 +37,7 @@ export async function incrementBalance(db: Executor, userId: number, amount: num
   return rows[0]?.balance;
 }
 
-export async function insertEntry(
-  db: Executor,
-  entry: Omit<LedgerRow, 'id' | 'createdAt'>,
-): Promise<LedgerRow> {
+export async function insertEntry(db: Executor, entry: Omit<LedgerRow, 'id' | 'createdAt'>): Promise<LedgerRow> {
   const rows = await db.insert(tokenLedger).values(entry).returning();
   const row = rows[0];
   if (!row) throw new Error('ledger insert returned no row');

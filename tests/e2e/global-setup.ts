@@ -1,1 +1,56 @@
-export default function setup(): void {}
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { freePort } from '../server/helpers';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    baseUrl: string;
+  }
+}
+
+async function waitForHealth(url: string, deadline: number): Promise<void> {
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(`${url}/healthz`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the app did not become healthy at ${url}`);
+}
+
+/**
+ * Builds the browser app and starts `npm start` exactly as a person would, on a fresh
+ * DATA_DIR with every embedded default (PGlite, local sign-in, offline engines).
+ */
+export default async function setup(project: TestProject) {
+  execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { stdio: 'inherit' });
+  const port = await freePort();
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'imagegen-e2e-'));
+  const baseUrl = `http://localhost:${port}`;
+  const child = spawn('npm', ['start'], {
+    detached: true,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      APP_URL: baseUrl,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '100000',
+      DATABASE_URL: '',
+    },
+  });
+  await waitForHealth(baseUrl, Date.now() + 90_000);
+  project.provide('baseUrl', baseUrl);
+  return async () => {
+    if (child.pid) process.kill(-child.pid, 'SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await fs.rm(dataDir, { recursive: true, force: true });
+  };
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { sessions, tokenLedger, users } from '../../server/db/schema';
-import { CookieJar, locationOf, signInThroughIdp, startTestApp, step, testDatabases, type TestApp } from './helpers';
+import { CookieJar, signInThroughIdp, startTestApp, step, testDatabases, type TestApp } from './helpers';
 
 describe.each(testDatabases())('sign-in on $name', (kind) => {
   let app: TestApp;
@@ -52,7 +52,9 @@ describe.each(testDatabases())('sign-in on $name', (kind) => {
   it('keeps one user per identity and does not grant the starter tokens twice', async () => {
     await signInThroughIdp(app, 'repeat@example.com');
     const second = await signInThroughIdp(app, 'repeat@example.com');
-    const me = (await (await step(second.jar, `${app.url}/auth/me`)).json()) as { data: { id: number; tokensAmount: number } };
+    const me = (await (await step(second.jar, `${app.url}/auth/me`)).json()) as {
+      data: { id: number; tokensAmount: number };
+    };
     expect(me.data.tokensAmount).toBe(50);
     const rows = await app.database.db.select().from(users).where(eq(users.email, 'repeat@example.com'));
     expect(rows).toHaveLength(1);
@@ -68,10 +70,14 @@ describe.each(testDatabases())('sign-in on $name', (kind) => {
   });
 
   it('returns to the remembered same-origin page, and ignores foreign redirect targets', async () => {
-    const inside = await signInThroughIdp(app, 'r1@example.com', { query: `?successRedirect=${encodeURIComponent(`${app.url}/chat/5?x=1`)}` });
+    const inside = await signInThroughIdp(app, 'r1@example.com', {
+      query: `?successRedirect=${encodeURIComponent(`${app.url}/chat/5?x=1`)}`,
+    });
     expect(inside.response?.headers.get('location')).toBe('/chat/5?x=1');
     for (const target of ['https://evil.example/phish', '//evil.example/x', '/\\evil.example', 'javascript:alert(1)']) {
-      const outside = await signInThroughIdp(app, 'r2@example.com', { query: `?successRedirect=${encodeURIComponent(target)}` });
+      const outside = await signInThroughIdp(app, 'r2@example.com', {
+        query: `?successRedirect=${encodeURIComponent(target)}`,
+      });
       expect(outside.response?.headers.get('location')).toBe('/dashboard');
     }
   });
@@ -152,9 +158,16 @@ describe.each(testDatabases())('sign-in on $name', (kind) => {
 
     it('refuses a state-changing request from another site with 403', async () => {
       const { jar } = await signInThroughIdp(app, 'csrf@example.com');
-      const response = await step(jar, `${app.url}/auth/logout`, { method: 'POST', headers: { origin: 'https://evil.example' } });
+      const response = await step(jar, `${app.url}/auth/logout`, {
+        method: 'POST',
+        headers: { origin: 'https://evil.example' },
+      });
       expect(response.status).toBe(403);
-      expect(await response.json()).toEqual({ success: false, code: 'CROSS_SITE_REQUEST', message: 'Access forbidden' });
+      expect(await response.json()).toEqual({
+        success: false,
+        code: 'CROSS_SITE_REQUEST',
+        message: 'Access forbidden',
+      });
       const me = await step(jar, `${app.url}/auth/me`);
       expect(me.status).toBe(200);
     });

@@ -81,7 +81,14 @@ export async function startTestApp(
   const port = await freePort();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'imagegen-test-'));
   const config = parseConfig(
-    { NODE_ENV: 'test', PORT: String(port), LOG_LEVEL: 'silent', DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '100000', ...env },
+    {
+      NODE_ENV: 'test',
+      PORT: String(port),
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir,
+      RATE_LIMIT_PER_MINUTE: '100000',
+      ...env,
+    },
     { webDir: undefined, ...overrides },
   );
   const database = await kind.open();
@@ -148,7 +155,10 @@ export async function signInThroughIdp(
   options: { jar?: CookieJar; query?: string; stopBeforeCallback?: boolean } = {},
 ): Promise<{ jar: CookieJar; callbackUrl: string; response?: Response }> {
   const jar = options.jar ?? new CookieJar();
-  let response = await step(jar, `${app.url}/auth/google${options.query ?? '?successRedirect=/dashboard&failureRedirect=/login'}`);
+  let response = await step(
+    jar,
+    `${app.url}/auth/google${options.query ?? '?successRedirect=/dashboard&failureRedirect=/login'}`,
+  );
   let url = locationOf(response, app.url);
   // The IdP's authorization endpoint sends the browser to its login interaction.
   response = await step(jar, url);

@@ -1,0 +1,82 @@
+import wretch, { type Wretch, type WretchError } from 'wretch';
+import type { z } from 'zod';
+import { genericMessages, messageForStatus } from '../domain/errors';
+
+/** Same origin by default; VITE_API_URL points the app at another API host. */
+export const API_BASE: string = (import.meta.env.VITE_API_URL as string | undefined)?.replace(/\/+$/, '') ?? '';
+
+export const AUTH_TOKEN_KEY = 'authToken';
+
+/** An API failure with the text to show: the server's message, else SPEC's generic one. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code?: string,
+    readonly body?: unknown,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+function storedToken(): string | undefined {
+  try {
+    return globalThis.localStorage?.getItem(AUTH_TOKEN_KEY) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Headers every call carries: the bearer token when one is stored (SPEC section 7). */
+export function authHeaders(): Record<string, string> {
+  const token = storedToken();
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
+export function api(): Wretch {
+  return wretch(API_BASE).options({ credentials: 'include' }).headers(authHeaders());
+}
+
+/** Responses are read from data.data or data (SPEC section 7). */
+export function unwrap(body: unknown): unknown {
+  if (body !== null && typeof body === 'object' && 'data' in body && body.data !== undefined) {
+    return body.data;
+  }
+  return body;
+}
+
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const wretchError = error as Partial<Pick<WretchError, 'status' | 'text'>> & { json?: unknown };
+  if (typeof wretchError.status === 'number') {
+    const body: unknown = wretchError.json ?? safeParse(wretchError.text);
+    const fields = (body !== null && typeof body === 'object' ? body : {}) as { message?: unknown; code?: unknown };
+    const serverMessage = typeof fields.message === 'string' && fields.message ? fields.message : undefined;
+    const code = typeof fields.code === 'string' ? fields.code : undefined;
+    return new ApiError(serverMessage ?? messageForStatus(wretchError.status), wretchError.status, code, body);
+  }
+  return new ApiError(genericMessages.network, 0);
+}
+
+function safeParse(text: string | undefined): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs a wretch call, unwraps and validates the body, and maps failures to ApiError. */
+export async function request<T>(call: (w: Wretch) => Promise<unknown>, schema: z.ZodType<T>): Promise<T> {
+  let body: unknown;
+  try {
+    body = await call(api());
+  } catch (error) {
+    throw toApiError(error);
+  }
+  const parsed = schema.safeParse(unwrap(body));
+  if (!parsed.success) throw new ApiError(genericMessages.somethingWrong, 200, 'MALFORMED_RESPONSE', body);
+  return parsed.data;
+}

@@ -1,0 +1,2 @@
+/** Texts of the chat feature, Russian. */
+export const chatRu = {};

@@ -1,0 +1,2 @@
+/** Texts of the generation feature, Russian. */
+export const generationRu = {};

@@ -1,0 +1,26 @@
+import type { AnyActorRef } from 'xstate';
+
+/**
+ * The actors running right now, by machine id, for the development statechart view.
+ * Registration is cheap and harmless in production; only the dev page reads it.
+ */
+const actors = new Map<string, AnyActorRef>();
+const listeners = new Set<() => void>();
+
+export function registerLiveActor(name: string, actor: AnyActorRef): () => void {
+  actors.set(name, actor);
+  listeners.forEach((l) => l());
+  return () => {
+    if (actors.get(name) === actor) actors.delete(name);
+    listeners.forEach((l) => l());
+  };
+}
+
+export function liveActors(): ReadonlyMap<string, AnyActorRef> {
+  return actors;
+}
+
+export function onLiveActorsChange(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}

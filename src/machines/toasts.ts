@@ -1,0 +1,62 @@
+import { assign, setup } from 'xstate';
+import type { ToastKind } from '../domain/toast';
+
+export interface Toast {
+  id: number;
+  kind: ToastKind;
+  message: string;
+}
+
+export type ToastsEvent =
+  { type: 'TOAST.SHOW'; kind: ToastKind; message: string } | { type: 'TOAST.DISMISS'; id: number };
+
+/** The notification queue. Each toast closes itself after SPEC's duration (the view's timer). */
+export const toastsMachine = setup({
+  types: {
+    context: {} as { toasts: Toast[]; nextId: number },
+    events: {} as ToastsEvent,
+  },
+  actions: {
+    push: assign(({ context }, params: { kind: ToastKind; message: string }) => ({
+      // At most 5 on screen: the oldest go first.
+      toasts: [...context.toasts, { id: context.nextId, kind: params.kind, message: params.message }].slice(-5),
+      nextId: context.nextId + 1,
+    })),
+    remove: assign(({ context }, params: { id: number }) => ({
+      toasts: context.toasts.filter((toast) => toast.id !== params.id),
+    })),
+  },
+  guards: {
+    isTheLastOne: ({ context }, params: { id: number }) =>
+      context.toasts.length === 1 && context.toasts[0]?.id === params.id,
+  },
+}).createMachine({
+  id: 'toasts',
+  context: { toasts: [], nextId: 1 },
+  initial: 'empty',
+  states: {
+    empty: {
+      on: {
+        'TOAST.SHOW': {
+          target: 'showing',
+          actions: { type: 'push', params: ({ event }) => ({ kind: event.kind, message: event.message }) },
+        },
+      },
+    },
+    showing: {
+      on: {
+        'TOAST.SHOW': {
+          actions: { type: 'push', params: ({ event }) => ({ kind: event.kind, message: event.message }) },
+        },
+        'TOAST.DISMISS': [
+          {
+            guard: { type: 'isTheLastOne', params: ({ event }) => ({ id: event.id }) },
+            target: 'empty',
+            actions: { type: 'remove', params: ({ event }) => ({ id: event.id }) },
+          },
+          { actions: { type: 'remove', params: ({ event }) => ({ id: event.id }) } },
+        ],
+      },
+    },
+  },
+});

@@ -1,0 +1,32 @@
+import { RouterProvider } from '@tanstack/react-router';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { createActor } from 'xstate';
+import { liveSessionMachine } from './api/session';
+import { initI18n } from './i18n';
+import { registerLiveActor } from './machines/live-actors';
+import { toastsMachine } from './machines/toasts';
+import { AppActorsProvider } from './ui/app-context';
+import { createAppRouter } from './ui/router';
+import './styles.css';
+
+await initI18n();
+
+// The root actors live as long as the page: the session (SPEC section 4) and the toasts.
+const session = createActor(liveSessionMachine, { systemId: 'session' }).start();
+const toasts = createActor(toastsMachine, { systemId: 'toasts' }).start();
+registerLiveActor('session', session);
+registerLiveActor('toasts', toasts);
+
+const actors = { session, toasts };
+const router = createAppRouter(actors);
+
+const container = document.getElementById('root');
+if (!container) throw new Error('#root is missing');
+createRoot(container).render(
+  <StrictMode>
+    <AppActorsProvider actors={actors}>
+      <RouterProvider router={router} />
+    </AppActorsProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,109 @@
+import { useSelector } from '@xstate/react';
+import { ImageIcon, Palette, Sparkles, Wand2 } from 'lucide-react';
+import { i18next } from '../../i18n';
+import { useAppActors } from '../app-context';
+
+const t = i18next.t;
+
+/** Only same-app paths are remembered; anything else goes to the dashboard. */
+export function safeReturnTo(value: string | undefined): string {
+  if (
+    !value ||
+    !value.startsWith('/') ||
+    value.startsWith('//') ||
+    value.startsWith('/\\') ||
+    value.startsWith('/login')
+  ) {
+    return '/dashboard';
+  }
+  return value;
+}
+
+function GoogleMark() {
+  return (
+    <svg viewBox="0 0 48 48" className="h-5 w-5" aria-hidden="true">
+      <path
+        fill="#FFC107"
+        d="M43.6 20.5H42V20H24v8h11.3C33.7 32.7 29.2 36 24 36c-6.6 0-12-5.4-12-12s5.4-12 12-12c3.1 0 5.8 1.2 7.9 3.1l5.7-5.7C34 6.1 29.3 4 24 4 12.9 4 4 12.9 4 24s8.9 20 20 20 20-8.9 20-20c0-1.3-.1-2.4-.4-3.5z"
+      />
+      <path
+        fill="#FF3D00"
+        d="M6.3 14.7l6.6 4.8C14.7 15.1 19 12 24 12c3.1 0 5.8 1.2 7.9 3.1l5.7-5.7C34 6.1 29.3 4 24 4 16.3 4 9.7 8.3 6.3 14.7z"
+      />
+      <path
+        fill="#4CAF50"
+        d="M24 44c5.2 0 9.9-2 13.4-5.2l-6.2-5.2C29.2 35.1 26.7 36 24 36c-5.2 0-9.6-3.3-11.3-8l-6.5 5C9.5 39.6 16.2 44 24 44z"
+      />
+      <path
+        fill="#1976D2"
+        d="M43.6 20.5H42V20H24v8h11.3c-.8 2.2-2.2 4.2-4.1 5.6l6.2 5.2C37 39.2 44 34 44 24c0-1.3-.1-2.4-.4-3.5z"
+      />
+    </svg>
+  );
+}
+
+export function LoginScreen({ redirect, error }: { redirect?: string; error?: string }) {
+  const { session } = useAppActors();
+  const redirecting = useSelector(session, (s) => s.matches({ unauthenticated: 'redirecting' }));
+  const login = () => session.send({ type: 'LOGIN', returnTo: safeReturnTo(redirect) });
+  const features = [
+    { icon: Sparkles, key: 'aiPowered' },
+    { icon: Palette, key: 'styles' },
+    { icon: ImageIcon, key: 'quality' },
+  ] as const;
+
+  return (
+    <main className="flex min-h-screen items-center justify-center bg-gradient-to-br from-indigo-50 via-white to-fuchsia-50 p-4">
+      <div className="grid w-full max-w-5xl items-center gap-10 lg:grid-cols-2">
+        <section>
+          <div className="mb-4 flex items-center gap-2 text-indigo-700">
+            <Wand2 className="h-6 w-6" />
+            <span className="text-lg font-semibold">{t('appName')}</span>
+          </div>
+          <h1 className="text-4xl font-bold tracking-tight text-slate-900 sm:text-5xl">{t('login.title')}</h1>
+          <p className="mt-4 text-lg text-slate-600">{t('login.subtitle')}</p>
+          <ul className="mt-8 grid gap-4 sm:grid-cols-3">
+            {features.map(({ icon: Icon, key }) => (
+              <li key={key} className="rounded-xl bg-white/80 p-4 shadow-sm ring-1 ring-slate-200">
+                <Icon className="h-5 w-5 text-indigo-600" />
+                <h2 className="mt-2 font-semibold">{t(`login.features.${key}.title`)}</h2>
+                <p className="mt-1 text-sm text-slate-600">{t(`login.features.${key}.text`)}</p>
+              </li>
+            ))}
+          </ul>
+        </section>
+        <section className="rounded-2xl bg-white p-8 shadow-xl ring-1 ring-slate-200">
+          {error && (
+            <p role="alert" className="mb-4 rounded-lg bg-red-50 px-4 py-3 text-sm text-red-700">
+              {error === 'signin_unavailable' ? t('login.unavailable') : t('login.failed')}
+            </p>
+          )}
+          <button
+            type="button"
+            onClick={login}
+            disabled={redirecting}
+            data-testid="google-sign-in"
+            className="flex w-full items-center justify-center gap-3 rounded-xl border border-slate-300 bg-white px-4 py-3 font-medium text-slate-800 shadow-sm hover:bg-slate-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400 disabled:opacity-60"
+          >
+            <GoogleMark />
+            {redirecting ? t('login.redirecting') : t('login.signIn')}
+          </button>
+          <div className="my-4 flex items-center gap-3 text-xs uppercase text-slate-400">
+            <span className="h-px flex-1 bg-slate-200" />
+            {t('login.or')}
+            <span className="h-px flex-1 bg-slate-200" />
+          </div>
+          <button
+            type="button"
+            onClick={login}
+            disabled={redirecting}
+            data-testid="google-sign-up"
+            className="w-full rounded-xl bg-indigo-600 px-4 py-3 font-medium text-white shadow-sm hover:bg-indigo-700 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400 disabled:opacity-60"
+          >
+            {t('login.signUp')}
+          </button>
+        </section>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,182 @@
+import {
+  createRootRouteWithContext,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  Outlet,
+  redirect,
+} from '@tanstack/react-router';
+import { useSelector } from '@xstate/react';
+import { waitFor } from 'xstate';
+import { z } from 'zod';
+import { i18next } from '../i18n';
+import type { AppActors, SessionRef } from './app-context';
+import { useAppActors } from './app-context';
+import { ErrorFallback, NotFound } from './common/ErrorFallback';
+import { Placeholder } from './common/Placeholder';
+import { FullScreenSpinner } from './common/Spinner';
+import { Toaster } from './common/Toaster';
+import { LoginScreen } from './login/LoginScreen';
+import { AppShell } from './shell/AppShell';
+
+interface RouterContext {
+  actors: AppActors;
+}
+
+/** The guard waits for the session to leave `loading` (SPEC: a spinner meanwhile). */
+async function settledSession(session: SessionRef) {
+  return waitFor(session, (snapshot) => !snapshot.matches('loading'));
+}
+
+function Root() {
+  const { session } = useAppActors();
+  const loading = useSelector(session, (s) => s.matches('loading'));
+  return (
+    <>
+      {loading ? <FullScreenSpinner /> : <Outlet />}
+      <Toaster />
+    </>
+  );
+}
+
+const rootRoute = createRootRouteWithContext<RouterContext>()({
+  component: Root,
+  errorComponent: ({ error }) => <ErrorFallback error={error} />,
+  notFoundComponent: NotFound,
+});
+
+const indexRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/',
+  beforeLoad: async ({ context }) => {
+    const snapshot = await settledSession(context.actors.session);
+    throw redirect({ to: snapshot.matches('authenticated') ? '/dashboard' : '/login', replace: true });
+  },
+});
+
+const loginSearch = z.object({
+  redirect: z.string().optional().catch(undefined),
+  error: z.string().optional().catch(undefined),
+});
+
+const loginRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/login',
+  validateSearch: (search) => loginSearch.parse(search),
+  beforeLoad: async ({ context }) => {
+    const snapshot = await settledSession(context.actors.session);
+    if (snapshot.matches('authenticated')) throw redirect({ to: '/dashboard', replace: true });
+  },
+  component: function LoginRoute() {
+    const search = loginRoute.useSearch();
+    return <LoginScreen redirect={search.redirect} error={search.error} />;
+  },
+});
+
+/** Every protected screen: unauthenticated visitors go to /login, the page remembered. */
+const appRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  id: 'app',
+  beforeLoad: async ({ context, location }) => {
+    const snapshot = await settledSession(context.actors.session);
+    if (!snapshot.matches('authenticated')) {
+      throw redirect({ to: '/login', search: { redirect: location.href }, replace: true });
+    }
+  },
+  component: AppShell,
+  pendingComponent: FullScreenSpinner,
+});
+
+const dashboardSearch = z.object({ prompt: z.string().max(2000).optional().catch(undefined) });
+
+const dashboardRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: '/dashboard',
+  validateSearch: (search) => dashboardSearch.parse(search),
+  component: lazyRouteComponent(() => import('./dashboard/DashboardScreen'), 'DashboardScreen'),
+});
+
+const portraitRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: '/portrait-creator',
+  component: () => <Placeholder title={i18next.t('nav.portrait')} />,
+});
+
+const galleryRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: '/gallery',
+  component: () => <Placeholder title={i18next.t('nav.gallery')} />,
+});
+
+const chatRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: '/chat',
+  component: lazyRouteComponent(() => import('./chat/ChatScreen'), 'ChatScreen'),
+});
+
+const chatConversationRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: '/chat/$conversationId',
+  component: lazyRouteComponent(() => import('./chat/ChatScreen'), 'ChatScreen'),
+});
+
+const billingRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: '/billing',
+  component: () => <Placeholder title={i18next.t('nav.billing')} />,
+});
+
+const paymentStatusSearch = z.object({
+  paymentId: z.string().optional().catch(undefined),
+  status: z.string().optional().catch(undefined),
+});
+
+const paymentStatusRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: '/payment-status',
+  validateSearch: (search) => paymentStatusSearch.parse(search),
+  component: () => <Placeholder title={i18next.t('nav.billing')} />,
+});
+
+const routeTree = rootRoute.addChildren([
+  indexRoute,
+  loginRoute,
+  appRoute.addChildren([
+    dashboardRoute,
+    portraitRoute,
+    galleryRoute,
+    chatRoute,
+    chatConversationRoute,
+    billingRoute,
+    paymentStatusRoute,
+  ]),
+  // The statechart visualiser exists only in development builds.
+  // Written inline so the production build drops it, mermaid included.
+  ...(import.meta.env.DEV
+    ? [
+        createRoute({
+          getParentRoute: () => rootRoute,
+          path: '/dev/statecharts',
+          component: lazyRouteComponent(() => import('./dev/StatechartsScreen'), 'StatechartsScreen'),
+        }),
+      ]
+    : []),
+]);
+
+export function createAppRouter(actors: AppActors) {
+  return createRouter({
+    routeTree,
+    context: { actors },
+    defaultPreload: 'intent',
+    defaultPendingMs: 150,
+    defaultErrorComponent: ({ error }) => <ErrorFallback error={error} />,
+  });
+}
+
+export { chatConversationRoute, dashboardRoute, paymentStatusRoute };
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: ReturnType<typeof createAppRouter>;
+  }
+}

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import {
+  SSE_DONE,
+  chatStreamEventSchema,
+  createSseLineParser,
+  encodeSseData,
+  sseComment,
+  toChatStreamEvent,
+} from '../../src/domain/sse';
+import type { SseLineEvent } from '../../src/domain/sse';
+
+function parseAll(chunks: Array<string | Uint8Array>): SseLineEvent[] {
+  const parser = createSseLineParser();
+  const events: SseLineEvent[] = [];
+  for (const c of chunks) events.push(...parser.push(c));
+  events.push(...parser.end());
+  return events;
+}
+
+describe('SSE frames', () => {
+  it('encodes one data line per event', () => {
+    expect(encodeSseData({ content: 'a\nb' })).toBe('data: {"content":"a\\nb"}\n\n');
+    expect(SSE_DONE).toBe('data: [DONE]\n\n');
+  });
+
+  it('refuses values JSON cannot carry', () => {
+    expect(() => encodeSseData(undefined)).toThrow(TypeError);
+  });
+
+  it('writes comments, one colon per line', () => {
+    expect(sseComment('heartbeat')).toBe(': heartbeat\n\n');
+    expect(sseComment('a\ndata: x')).toBe(': a\n: data: x\n\n');
+    expect(parseAll([sseComment('a\ndata: {"x":1}')])).toEqual([]);
+  });
+});
+
+describe('createSseLineParser', () => {
+  const events = [
+    { content: 'Привет, ' },
+    { content: 'мир 👋 "quoted"\nnext line' },
+    { isComplete: true, tokensUsed: 12, billing: { inputTokens: 5, outputTokens: 7, cost: 1 } },
+  ];
+  const body = `${sseComment('connected')}${events.map(encodeSseData).join('')}${sseComment('ping')}${SSE_DONE}`;
+  const expected: SseLineEvent[] = [...events.map((value) => ({ type: 'data' as const, value })), { type: 'done' }];
+
+  it('reads a whole body at once', () => {
+    expect(parseAll([body])).toEqual(expected);
+  });
+
+  it('reads the body split at every string offset', () => {
+    for (let i = 0; i <= body.length; i++) {
+      expect(parseAll([body.slice(0, i), body.slice(i)]), `split at ${i}`).toEqual(expected);
+    }
+  });
+
+  it('reads the body split at every byte offset, through multi-byte characters', () => {
+    const bytes = new TextEncoder().encode(body);
+    for (let i = 0; i <= bytes.length; i++) {
+      expect(parseAll([bytes.slice(0, i), bytes.slice(i)]), `split at byte ${i}`).toEqual(expected);
+    }
+  });
+
+  it('reads the body one byte at a time', () => {
+    const bytes = new TextEncoder().encode(body);
+    expect(parseAll(Array.from(bytes, (b) => Uint8Array.of(b)))).toEqual(expected);
+  });
+
+  it('accepts CRLF and lone CR line breaks, split anywhere', () => {
+    for (const eol of ['\r\n', '\r']) {
+      // JSON escapes the newline inside the content, so only real line breaks change here
+      const text = body.replace(/\n/g, eol);
+      for (let i = 0; i <= text.length; i++) {
+        expect(parseAll([text.slice(0, i), text.slice(i)]), `${JSON.stringify(eol)} split at ${i}`).toEqual(expected);
+      }
+    }
+  });
+
+  it('ignores comments, other fields and lines that cannot be parsed', () => {
+    const text = [
+      ': comment',
+      'event: message',
+      'id: 7',
+      'retry: 1000',
+      'data: {not json',
+      'data: ',
+      'data: {"content":"ok"}',
+      'data:{"content":"no space"}',
+      'garbage line',
+      'data: [DONE]',
+      '',
+    ].join('\n');
+    expect(parseAll([text])).toEqual([
+      { type: 'data', value: { content: 'ok' } },
+      { type: 'data', value: { content: 'no space' } },
+      { type: 'done' },
+    ]);
+  });
+
+  it('waits for the line break before reporting a line', () => {
+    const parser = createSseLineParser();
+    expect(parser.push('data: {"content":"a"}')).toEqual([]);
+    expect(parser.push('\n')).toEqual([{ type: 'data', value: { content: 'a' } }]);
+    expect(parser.push('data: [DO')).toEqual([]);
+    expect(parser.push('NE]')).toEqual([]);
+    // a body that ends without a final line break still delivers its last line
+    expect(parser.end()).toEqual([{ type: 'done' }]);
+  });
+});
+
+describe('chatStreamEventSchema', () => {
+  it('accepts every field of our stream events', () => {
+    const event = {
+      content: 'x',
+      isComplete: true,
+      tokensUsed: 30,
+      contextInfo: { messagesIncluded: 3, tokensIncluded: 120, contextTokensLimit: 500 },
+      billing: { inputTokens: 120, outputTokens: 30, cost: 2 },
+      balanceAfter: 48,
+      error: 'INSUFFICIENT_TOKENS',
+      message: 'Insufficient tokens',
+      conversationId: 4,
+      messageId: 17,
+    };
+    expect(chatStreamEventSchema.parse(event)).toEqual(event);
+    expect(toChatStreamEvent({})).toEqual({});
+  });
+
+  it('drops values that are not our events', () => {
+    expect(toChatStreamEvent('text')).toBeUndefined();
+    expect(toChatStreamEvent({ content: 5 })).toBeUndefined();
+    expect(toChatStreamEvent({ contextInfo: { messagesIncluded: 1 } })).toBeUndefined();
+  });
+});
