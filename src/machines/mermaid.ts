@@ -57,7 +57,9 @@ export function toMermaid(machine: AnyStateMachine, active: readonly string[] = 
       const id = mermaidId(child.stateNode, machineId);
       const name = child.stateNode.key;
       if (child.children.length > 0) {
-        lines.push(`${indent}state "${name}" as ${id} {`);
+        // Mermaid takes no label on a composite's opening line: declare it first.
+        lines.push(`${indent}state "${name}" as ${id}`);
+        lines.push(`${indent}state ${id} {`);
         visit(child, depth + 1);
         lines.push(`${indent}}`);
       } else {

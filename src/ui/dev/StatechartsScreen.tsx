@@ -22,19 +22,38 @@ function useLiveValues(): Record<string, StateValue> {
   return values;
 }
 
-function Diagram({ name, definition }: { name: string; definition: string }) {
+/** mermaid.render is not re-entrant: diagrams render one after another. */
+let renderQueue: Promise<unknown> = Promise.resolve();
+let renderCount = 0;
+
+function renderMermaid(definition: string): Promise<string> {
+  const next = renderQueue.then(async () => {
+    const { default: mermaid } = await import('mermaid');
+    mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' });
+    renderCount += 1;
+    const { svg } = await mermaid.render(`statechart-${renderCount}`, definition);
+    return svg;
+  });
+  renderQueue = next.catch(() => undefined);
+  return next;
+}
+
+function Diagram({ definition }: { definition: string }) {
   const [svg, setSvg] = useState('');
   useEffect(() => {
     let cancelled = false;
-    void import('mermaid').then(async ({ default: mermaid }) => {
-      mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' });
-      const { svg: rendered } = await mermaid.render(`diagram-${name}`, definition);
-      if (!cancelled) setSvg(rendered);
-    });
+    renderMermaid(definition).then(
+      (rendered) => {
+        if (!cancelled) setSvg(rendered);
+      },
+      (error: unknown) => {
+        if (!cancelled) setSvg(`<pre>${String(error).replace(/</g, '&lt;')}</pre>`);
+      },
+    );
     return () => {
       cancelled = true;
     };
-  }, [name, definition]);
+  }, [definition]);
   return <div className="overflow-x-auto" dangerouslySetInnerHTML={{ __html: svg }} />;
 }
 
@@ -55,7 +74,7 @@ export function StatechartsScreen() {
                 {value === undefined ? '(no live actor)' : JSON.stringify(value)}
               </span>
             </h2>
-            <Diagram name={name} definition={definition} />
+            <Diagram definition={definition} />
           </section>
         );
       })}
