@@ -50,7 +50,7 @@ describe('login screen', () => {
     await userEvent.click(screen.getByTestId('google-sign-up'));
     expect(a.redirects).toEqual(['/chat/12']);
     // While the browser leaves, the buttons are disabled.
-    expect((screen.getByTestId('google-sign-in') as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId<HTMLButtonElement>('google-sign-in').disabled).toBe(true);
   });
 
   it('shows why a sign-in failed', () => {
