@@ -2,6 +2,7 @@ import { RouterProvider } from '@tanstack/react-router';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createActor } from 'xstate';
+import { onUnauthorized } from './api/client';
 import { liveSessionMachine } from './api/session';
 import { initI18n } from './i18n';
 import { registerLiveActor } from './machines/live-actors';
@@ -17,6 +18,8 @@ const session = createActor(liveSessionMachine, { systemId: 'session' }).start()
 const toasts = createActor(toastsMachine, { systemId: 'toasts' }).start();
 registerLiveActor('session', session);
 registerLiveActor('toasts', toasts);
+// A 401 from any call ends the session; the guard then shows /login.
+onUnauthorized(() => session.send({ type: 'SESSION.EXPIRED' }));
 
 const actors = { session, toasts };
 const router = createAppRouter(actors);

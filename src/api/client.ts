@@ -46,6 +46,19 @@ export function unwrap(body: unknown): unknown {
   return body;
 }
 
+type UnauthorizedListener = () => void;
+const unauthorizedListeners = new Set<UnauthorizedListener>();
+
+/** Called whenever the API answers 401, so the session can end everywhere at once. */
+export function onUnauthorized(listener: UnauthorizedListener): () => void {
+  unauthorizedListeners.add(listener);
+  return () => unauthorizedListeners.delete(listener);
+}
+
+export function notifyUnauthorized(): void {
+  unauthorizedListeners.forEach((listener) => listener());
+}
+
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const wretchError = error as Partial<Pick<WretchError, 'status' | 'text'>> & { json?: unknown };
@@ -74,7 +87,9 @@ export async function request<T>(call: (w: Wretch) => Promise<unknown>, schema: 
   try {
     body = await call(api());
   } catch (error) {
-    throw toApiError(error);
+    const apiError = toApiError(error);
+    if (apiError.status === 401) notifyUnauthorized();
+    throw apiError;
   }
   const parsed = schema.safeParse(unwrap(body));
   if (!parsed.success) throw new ApiError(genericMessages.somethingWrong, 200, 'MALFORMED_RESPONSE', body);

@@ -5,6 +5,8 @@ export type SessionEvent =
   | { type: 'LOGIN'; returnTo: string }
   | { type: 'LOGOUT' }
   | { type: 'USER.REFRESH' }
+  /** An API call answered 401: the session ended on the server (expired, logged out elsewhere). */
+  | { type: 'SESSION.EXPIRED' }
   /** The server told us the new balance (e.g. balanceAfter of a chat reply). */
   | { type: 'BALANCE.CHANGED'; balance: number }
   /** A generation charged this many tokens (SPEC: reduce by tokens.charged). */
@@ -63,6 +65,7 @@ export const sessionMachine = setup({
       initial: 'idle',
       on: {
         LOGOUT: { target: 'unauthenticated.loggingOut', actions: 'clearUser' },
+        'SESSION.EXPIRED': { target: 'unauthenticated', actions: 'clearUser' },
         'BALANCE.CHANGED': {
           actions: { type: 'setBalance', params: ({ event }) => ({ balance: event.balance }) },
         },

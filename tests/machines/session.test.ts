@@ -29,6 +29,7 @@ describeModel('session', {
     { type: 'LOGIN', returnTo: '/chat/5' },
     { type: 'LOGOUT' },
     { type: 'USER.REFRESH' },
+    { type: 'SESSION.EXPIRED' },
     { type: 'BALANCE.CHANGED', balance: 30 },
     { type: 'BALANCE.CHARGED', amount: 6 },
     ...doneOf(snapshot, 'fetchUser', user),
