@@ -263,7 +263,8 @@ export function parseJob(model: ImageModelId, body: unknown): ImageJob {
     width: typeof data.width === 'number' ? data.width : undefined,
     height: typeof data.height === 'number' ? data.height : undefined,
     aspectRatio: optionalText(data.aspect_ratio),
-    stylePreset: info.hasStylePresets ? optionalText(data.style_preset) : undefined,
+    // 'none' is the form's way of saying no preset.
+    stylePreset: info.hasStylePresets && data.style_preset !== 'none' ? optionalText(data.style_preset) : undefined,
     sd3Model: optionalText(data.model),
     outputFormat: info.defaultOutputFormat,
   };
