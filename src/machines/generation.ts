@@ -202,16 +202,12 @@ export const generationMachine = setup({
     phrase: 0,
   }),
   invoke: { src: 'watchBalance', input: ({ context }) => ({ session: context.session }) },
-  on: {
-    'BALANCE.SYNC': { actions: { type: 'setBalance', params: ({ event }) => ({ balance: event.balance }) } },
-    DOWNLOAD: { actions: { type: 'downloadImage', params: ({ event }) => ({ image: event.image }) } },
-    COPY_PROMPT: { actions: { type: 'copyPrompt', params: ({ event }) => ({ prompt: event.prompt }) } },
-  },
   states: {
     generator: {
       initial: 'idle',
       // The form answers in idle, result and error; while generating it is disabled.
       on: {
+        'BALANCE.SYNC': { actions: { type: 'setBalance', params: ({ event }) => ({ balance: event.balance }) } },
         'FIELD.CHANGE': {
           guard: 'editable',
           actions: { type: 'setField', params: ({ event }) => ({ field: event.field, value: event.value }) },
@@ -280,6 +276,11 @@ export const generationMachine = setup({
     },
     modal: {
       initial: 'closed',
+      // The result area and the modal both offer these, in any state.
+      on: {
+        DOWNLOAD: { actions: { type: 'downloadImage', params: ({ event }) => ({ image: event.image }) } },
+        COPY_PROMPT: { actions: { type: 'copyPrompt', params: ({ event }) => ({ prompt: event.prompt }) } },
+      },
       states: {
         closed: {
           on: {
