@@ -28,17 +28,20 @@ export function mimeTypeOfFileName(fileName: string): ImageMimeType | undefined 
 }
 
 export class ImageStorage {
+  private ready: Promise<string | undefined> | undefined;
+
   constructor(readonly dir: string) {}
 
   /** Writes the bytes under a fresh random name; returns the name and the stored size. */
   async save(bytes: Buffer, mimeType: ImageMimeType): Promise<{ fileName: string; fileSize: number }> {
-    await fs.mkdir(this.dir, { recursive: true });
+    this.ready ??= fs.mkdir(this.dir, { recursive: true });
+    await this.ready;
     const fileName = `${randomBytes(16).toString('hex')}.${EXTENSIONS[mimeType]}`;
     const filePath = this.pathOf(fileName);
     // wx: never overwrite, however unlikely a repeated name is.
     await fs.writeFile(filePath, bytes, { flag: 'wx' });
-    const { size } = await fs.stat(filePath);
-    return { fileName, fileSize: size };
+    // writeFile either writes every byte or throws, so the stored size is the buffer's.
+    return { fileName, fileSize: bytes.length };
   }
 
   async remove(fileName: string): Promise<void> {
