@@ -18,18 +18,24 @@ import { AuthService } from './auth/service';
 import type { Config } from './config';
 import type { Database } from './db/client';
 import { isAppError } from './errors';
+import { imageRoutes } from './images/routes';
+import { ImageService } from './images/service';
+import { ImageStorage } from './images/storage';
 import { LedgerService } from './ledger/service';
+import { createImageProvider, type ImageProvider } from './providers/images';
 
 export interface AppDeps {
   config: Config;
   database: Database;
   /** Signs cookies and keys the local identity provider's cookies. */
   cookieSecret: string;
+  /** Outside services; each defaults to what the config selects (real or offline). */
+  providers?: { images?: ImageProvider };
 }
 
 export interface App {
   server: FastifyInstance;
-  services: { ledger: LedgerService; auth: AuthService };
+  services: { ledger: LedgerService; auth: AuthService; images: ImageService };
 }
 
 /** API prefixes: never answered with the SPA. */
@@ -151,6 +157,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   authRoutes(server, { config, auth, oidc });
 
+  const storage = new ImageStorage(config.imagesDir);
+  const images = new ImageService(database.db, ledger, deps.providers?.images ?? createImageProvider(config), storage, {
+    appUrl: config.appUrl,
+    providerTimeoutMs: config.STABILITY_TIMEOUT_MS,
+    reconcileGraceMs: config.GENERATION_RECONCILE_GRACE_MS,
+  });
+  imageRoutes(server, { auth, images, storage });
+  startReconciler(server, images, config.GENERATION_RECONCILE_INTERVAL_MS);
+
   server.get('/healthz', async (request, reply) => {
     try {
       await database.db.execute(sql`select 1`);
@@ -163,7 +178,28 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   registerSpa(server, config);
 
-  return { server, services: { ledger, auth } };
+  return { server, services: { ledger, auth, images } };
+}
+
+/** Refunds generations a crash left PENDING, on an interval, for as long as the server runs. */
+function startReconciler(server: FastifyInstance, images: ImageService, intervalMs: number): void {
+  if (intervalMs <= 0) return;
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    images
+      .reconcile()
+      .then((refunded) => {
+        if (refunded > 0) server.log.warn({ refunded }, 'refunded abandoned generations');
+      })
+      .catch((error: unknown) => server.log.error({ err: error }, 'generation reconciler failed'))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  server.addHook('onClose', async () => clearInterval(timer));
 }
 
 function classify(error: FastifyError & { appCode?: ErrorCode }): { code: ErrorCode; status: number; message: string } {

@@ -33,6 +33,10 @@ const envSchema = z
     STABILITY_API_KEY: optionalString,
     STABILITY_BASE_URL: z.url().default('https://api.stability.ai'),
     STABILITY_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+    // How often PENDING generations left by a crash are looked for (0 turns it off),
+    // and how long past STABILITY_TIMEOUT_MS one must be before it is refunded.
+    GENERATION_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+    GENERATION_RECONCILE_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
     OPENAI_API_KEY: optionalString,
     OPENAI_BASE_URL: optionalString.pipe(z.url().optional()),
     OPENAI_MODELS: optionalString,

@@ -1,4 +1,5 @@
 import type { AnyStateMachine } from 'xstate';
+import { generationMachine } from './generation';
 import { sessionMachine } from './session';
 import { toastsMachine } from './toasts';
 
@@ -9,4 +10,5 @@ import { toastsMachine } from './toasts';
 export const machineCatalogue: Readonly<Record<string, AnyStateMachine>> = {
   session: sessionMachine,
   toasts: toastsMachine,
+  generation: generationMachine,
 };

@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { buildApp, type App } from '../../server/app';
+import { buildApp, type App, type AppDeps } from '../../server/app';
 import { parseConfig, type Config } from '../../server/config';
 import { openDatabase, type Database } from '../../server/db/client';
 
@@ -77,6 +77,7 @@ export async function startTestApp(
   kind: TestDatabaseKind,
   env: Record<string, string> = {},
   overrides: Partial<Config> = {},
+  deps: Pick<AppDeps, 'providers'> = {},
 ): Promise<TestApp> {
   const port = await freePort();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'imagegen-test-'));
@@ -87,12 +88,14 @@ export async function startTestApp(
       LOG_LEVEL: 'silent',
       DATA_DIR: dataDir,
       RATE_LIMIT_PER_MINUTE: '100000',
+      // Tests call the reconciler themselves.
+      GENERATION_RECONCILE_INTERVAL_MS: '0',
       ...env,
     },
     { webDir: undefined, ...overrides },
   );
   const database = await kind.open();
-  const app = await buildApp({ config, database, cookieSecret: randomBytes(32).toString('base64url') });
+  const app = await buildApp({ config, database, cookieSecret: randomBytes(32).toString('base64url'), ...deps });
   await app.server.listen({ port, host: '127.0.0.1' });
   return {
     ...app,

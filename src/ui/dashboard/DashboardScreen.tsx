@@ -1,6 +1,59 @@
-import { Placeholder } from '../common/Placeholder';
+import { useActorRef, useSelector } from '@xstate/react';
+import { useEffect, useMemo } from 'react';
+import { liveGenerationMachine } from '../../api/generation';
 import { i18next } from '../../i18n';
+import { useAppActors, useLiveActor } from '../app-context';
+import { dashboardRoute } from '../router';
+import { GenerationForm } from './GenerationForm';
+import { GeneratingOverlay } from './GeneratingOverlay';
+import { ImageModal } from './ImageModal';
+import { RecentImages } from './RecentImages';
+import { ResultPanel } from './ResultPanel';
 
+const t = i18next.t;
+
+/** /dashboard: the generator. One generation actor per visit, fed by the session. */
 export function DashboardScreen() {
-  return <Placeholder title={i18next.t('nav.dashboard')} />;
+  const { session, toasts } = useAppActors();
+  const search = dashboardRoute.useSearch();
+  const balance = useSelector(session, (s) => s.context.user?.tokensAmount ?? 0);
+  const machine = useMemo(
+    () =>
+      liveGenerationMachine.provide({
+        actions: {
+          copyPrompt: (_, params) => {
+            navigator.clipboard.writeText(params.prompt).then(
+              () => toasts.send({ type: 'TOAST.SHOW', kind: 'success', message: t('generation:result.copied') }),
+              (error: unknown) => console.warn('[generation] copy failed', error),
+            );
+          },
+        },
+      }),
+    [toasts],
+  );
+  const actor = useActorRef(machine, { input: { session, balance, prompt: search.prompt } });
+  useLiveActor('generation', actor);
+
+  // Regenerate navigates here with ?prompt=...; the form takes it even when already open.
+  useEffect(() => {
+    if (search.prompt !== undefined) actor.send({ type: 'PROMPT.SET', prompt: search.prompt });
+  }, [actor, search.prompt]);
+
+  return (
+    <div className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
+      <header className="mb-6">
+        <h1 className="text-2xl font-bold">{t('generation:title')}</h1>
+        <p className="mt-1 text-slate-600">{t('generation:subtitle')}</p>
+      </header>
+      <div className="grid gap-6 lg:grid-cols-[minmax(0,5fr)_minmax(0,7fr)]">
+        <GenerationForm actor={actor} />
+        <div className="space-y-6">
+          <ResultPanel actor={actor} />
+          <RecentImages actor={actor} />
+        </div>
+      </div>
+      <GeneratingOverlay actor={actor} />
+      <ImageModal actor={actor} />
+    </div>
+  );
 }

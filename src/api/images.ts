@@ -1,0 +1,47 @@
+import { downloadFileName } from '../domain/format';
+import { generationReplySchema, imagePageSchema, type GenerationReply, type ImagePage } from '../domain/image-record';
+import { genericMessages } from '../domain/errors';
+import { ApiError, api, request, toApiError } from './client';
+
+/**
+ * The reply keeps tokens.charged beside data, so it is read whole rather than unwrapped.
+ * Failures carry the server's message (SPEC section 8).
+ */
+export async function generateImage(endpoint: string, body: unknown): Promise<GenerationReply> {
+  let reply: unknown;
+  try {
+    reply = await api().url(endpoint).post(body).json();
+  } catch (error) {
+    throw toApiError(error);
+  }
+  const parsed = generationReplySchema.safeParse(reply);
+  if (!parsed.success) throw new ApiError(genericMessages.somethingWrong, 200, 'MALFORMED_RESPONSE', reply);
+  return parsed.data;
+}
+
+/** SPEC section 5: page and limit are sent only when set. */
+export function fetchMyImages(options: { page?: number; limit?: number } = {}): Promise<ImagePage> {
+  const query = new URLSearchParams();
+  if (options.page !== undefined) query.set('page', String(options.page));
+  if (options.limit !== undefined) query.set('limit', String(options.limit));
+  const search = query.size > 0 ? `?${query.toString()}` : '';
+  return request((w) => w.get(`/api/images/my-images${search}`).json(), imagePageSchema);
+}
+
+/** SPEC section 7: the image is fetched as a binary object and saved as imagegen_{id}_{fileName}.jpg. */
+export async function downloadImage(image: { id: number; fileName: string; imageUrl: string }): Promise<void> {
+  const response = await fetch(image.imageUrl, { credentials: 'include' });
+  if (!response.ok) throw new ApiError(genericMessages.network, response.status);
+  const blob = await response.blob();
+  const url = URL.createObjectURL(blob);
+  try {
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = downloadFileName(image.id, image.fileName);
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+  } finally {
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  }
+}

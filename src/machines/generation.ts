@@ -1,0 +1,308 @@
+import { and, assign, fromCallback, fromPromise, not, sendTo, setup, stateIn, type ActorRefFrom } from 'xstate';
+import {
+  buildGenerationRequest,
+  canSubmitGeneration,
+  DEFAULT_ASPECT_RATIO,
+  DEFAULT_SD3_VARIANT,
+  DEFAULT_SDXL_SIZE,
+  formatImageSize,
+  generationMessages,
+  IMAGE_MODELS,
+  isImageModelId,
+  validateGeneration,
+  type GenerationBody,
+  type GenerationInput,
+  type ImageModelId,
+} from '../domain/images';
+import { DASHBOARD_PREVIEW_LIMIT, type GenerationReply, type ImageRecord } from '../domain/image-record';
+import type { sessionMachine } from './session';
+
+/** The form as the user edits it: free text, checked only by validateGeneration. */
+export interface GenerationForm {
+  model: string;
+  prompt: string;
+  negativePrompt: string;
+  size: string;
+  aspectRatio: string;
+  stylePreset: string;
+  sd3Model: string;
+  seed: string;
+}
+
+export type GenerationField = keyof GenerationForm;
+
+export const MOTIVATIONAL_PHRASE_COUNT = 31;
+/** The loader's bar creeps towards this and reaches 100 only when the image is there. */
+export const PROGRESS_CEILING = 95;
+
+export interface GenerationContext {
+  session: ActorRefFrom<typeof sessionMachine>;
+  balance: number;
+  form: GenerationForm;
+  lastSeed: number | null;
+  current: ImageRecord | null;
+  error: string | null;
+  recent: ImageRecord[];
+  selected: ImageRecord | null;
+  progress: number;
+  phrase: number;
+}
+
+export interface GenerationInputs {
+  session: ActorRefFrom<typeof sessionMachine>;
+  balance: number;
+  /** Carried by Regenerate (/dashboard?prompt=...). */
+  prompt?: string;
+}
+
+export type GenerationEvent =
+  | { type: 'FIELD.CHANGE'; field: GenerationField; value: string }
+  | { type: 'TEMPLATE.APPLY'; prompt: string }
+  | { type: 'PROMPT.SET'; prompt: string }
+  | { type: 'SEED.USE_LAST' }
+  | { type: 'SUBMIT' }
+  | { type: 'TICK' }
+  | { type: 'BALANCE.SYNC'; balance: number }
+  | { type: 'RECENT.RELOAD' }
+  | { type: 'IMAGE.OPEN'; image: ImageRecord }
+  | { type: 'IMAGE.CLOSE' }
+  | { type: 'DOWNLOAD'; image: ImageRecord }
+  | { type: 'COPY_PROMPT'; prompt: string };
+
+export interface GenerateRequest {
+  endpoint: string;
+  body: GenerationBody;
+}
+
+export const initialForm = (prompt = ''): GenerationForm => ({
+  model: 'original',
+  prompt,
+  negativePrompt: '',
+  size: formatImageSize(DEFAULT_SDXL_SIZE),
+  aspectRatio: DEFAULT_ASPECT_RATIO,
+  stylePreset: 'none',
+  sd3Model: DEFAULT_SD3_VARIANT,
+  seed: '',
+});
+
+export function formInput(form: GenerationForm): GenerationInput {
+  return { ...form, model: form.model as ImageModelId };
+}
+
+/** SPEC section 5's first failing rule for the form, or null. */
+export function formProblem(context: Pick<GenerationContext, 'form' | 'balance'>): string | null {
+  return validateGeneration(formInput(context.form), context.balance);
+}
+
+/** SPEC: the button is disabled while generating, on a blank prompt, or when the balance is short. */
+export function canSubmit(context: Pick<GenerationContext, 'form' | 'balance'>): boolean {
+  return canSubmitGeneration(formInput(context.form), context.balance);
+}
+
+export function modelCost(model: string): number | null {
+  return isImageModelId(model) ? IMAGE_MODELS[model].cost : null;
+}
+
+/**
+ * SPEC section 4 "Generation" and the dashboard around it, as three orthogonal regions:
+ * the generator (idle -> generating -> result | error), the latest-images preview, and
+ * the image modal. The form lives in context; views send FIELD.CHANGE and SUBMIT.
+ */
+export const generationMachine = setup({
+  types: {
+    context: {} as GenerationContext,
+    events: {} as GenerationEvent,
+    input: {} as GenerationInputs,
+  },
+  actors: {
+    generate: fromPromise<GenerationReply, GenerateRequest>(() => Promise.reject(new Error('generate not provided'))),
+    loadRecent: fromPromise<ImageRecord[], { limit: number }>(() =>
+      Promise.reject(new Error('loadRecent not provided')),
+    ),
+    /** Keeps the form's balance in step with the session's (the header's) balance. */
+    watchBalance: fromCallback<GenerationEvent, { session: GenerationContext['session'] }>(({ input, sendBack }) => {
+      const subscription = input.session.subscribe((snapshot) => {
+        const balance = snapshot.context.user?.tokensAmount;
+        if (balance !== undefined) sendBack({ type: 'BALANCE.SYNC', balance });
+      });
+      return () => subscription.unsubscribe();
+    }),
+    /** Moves the loader's bar while the request runs. */
+    ticker: fromCallback<GenerationEvent>(({ sendBack }) => {
+      const timer = setInterval(() => sendBack({ type: 'TICK' }), 400);
+      return () => clearInterval(timer);
+    }),
+  },
+  actions: {
+    /** Saves the image as imagegen_{id}_{fileName}.jpg; provided by src/api. */
+    downloadImage: (_, _params: { image: ImageRecord }) => {},
+    /** Puts the prompt on the clipboard; provided by the screen. */
+    copyPrompt: (_, _params: { prompt: string }) => {},
+    /** SPEC: a failed image fetch is only logged. */
+    logFailure: (_, _params: { what: string; error: unknown }) => {},
+    setField: assign(({ context }, params: { field: GenerationField; value: string }) => ({
+      form: { ...context.form, [params.field]: params.value },
+    })),
+    setPrompt: assign(({ context }, params: { prompt: string }) => ({
+      form: { ...context.form, prompt: params.prompt },
+    })),
+    useLastSeed: assign(({ context }) => ({
+      form: { ...context.form, seed: context.lastSeed === null ? context.form.seed : String(context.lastSeed) },
+    })),
+    setBalance: assign((_, params: { balance: number }) => ({ balance: Math.max(0, params.balance) })),
+    showProblem: assign(({ context }) => ({ error: formProblem(context) })),
+    startGenerating: assign(() => ({
+      error: null,
+      // A first step at once, so the bar visibly starts.
+      progress: 5,
+      phrase: Math.floor(Math.random() * MOTIVATIONAL_PHRASE_COUNT),
+    })),
+    creep: assign(({ context }) => ({
+      progress: Math.min(PROGRESS_CEILING, context.progress + (PROGRESS_CEILING - context.progress) * 0.08),
+    })),
+    acceptResult: assign(({ context }, params: { reply: GenerationReply }) => ({
+      current: params.reply.data,
+      lastSeed: params.reply.data.seed ?? context.lastSeed,
+      balance: Math.max(0, context.balance - params.reply.tokens.charged),
+      recent: [params.reply.data, ...context.recent.filter((i) => i.id !== params.reply.data.id)].slice(
+        0,
+        DASHBOARD_PREVIEW_LIMIT,
+      ),
+      progress: 100,
+    })),
+    notifyCharged: sendTo(
+      ({ context }) => context.session,
+      (_, params: { amount: number }) => ({ type: 'BALANCE.CHARGED' as const, amount: params.amount }),
+    ),
+    setError: assign((_, params: { error: unknown }) => ({ error: errorMessage(params.error) })),
+    setRecent: assign((_, params: { images: ImageRecord[] }) => ({
+      recent: params.images.slice(0, DASHBOARD_PREVIEW_LIMIT),
+    })),
+    select: assign((_, params: { image: ImageRecord }) => ({ selected: params.image })),
+    unselect: assign({ selected: null }),
+  },
+  guards: {
+    formValid: ({ context }) => formProblem(context) === null,
+    hasLastSeed: ({ context }) => context.lastSeed !== null,
+    editable: not(stateIn({ generator: 'generating' })),
+  },
+}).createMachine({
+  id: 'generation',
+  type: 'parallel',
+  context: ({ input }) => ({
+    session: input.session,
+    balance: input.balance,
+    form: initialForm(input.prompt ?? ''),
+    lastSeed: null,
+    current: null,
+    error: null,
+    recent: [],
+    selected: null,
+    progress: 0,
+    phrase: 0,
+  }),
+  invoke: { src: 'watchBalance', input: ({ context }) => ({ session: context.session }) },
+  states: {
+    generator: {
+      initial: 'idle',
+      // The form answers in idle, result and error; while generating it is disabled.
+      on: {
+        'BALANCE.SYNC': { actions: { type: 'setBalance', params: ({ event }) => ({ balance: event.balance }) } },
+        'FIELD.CHANGE': {
+          guard: 'editable',
+          actions: { type: 'setField', params: ({ event }) => ({ field: event.field, value: event.value }) },
+        },
+        'TEMPLATE.APPLY': {
+          guard: 'editable',
+          actions: { type: 'setPrompt', params: ({ event }) => ({ prompt: event.prompt }) },
+        },
+        'PROMPT.SET': {
+          guard: 'editable',
+          actions: { type: 'setPrompt', params: ({ event }) => ({ prompt: event.prompt }) },
+        },
+        'SEED.USE_LAST': { guard: and(['editable', 'hasLastSeed']), actions: 'useLastSeed' },
+        SUBMIT: [
+          { guard: and(['editable', 'formValid']), target: '.generating' },
+          { guard: 'editable', target: '.error', actions: 'showProblem' },
+        ],
+      },
+      states: {
+        idle: {},
+        generating: {
+          entry: 'startGenerating',
+          invoke: [
+            {
+              src: 'generate',
+              input: ({ context }) => buildGenerationRequest(formInput(context.form)),
+              onDone: {
+                target: 'result',
+                actions: [
+                  { type: 'acceptResult', params: ({ event }) => ({ reply: event.output }) },
+                  { type: 'notifyCharged', params: ({ event }) => ({ amount: event.output.tokens.charged }) },
+                ],
+              },
+              onError: {
+                target: 'error',
+                actions: { type: 'setError', params: ({ event }) => ({ error: event.error }) },
+              },
+            },
+            { src: 'ticker' },
+          ],
+          on: { TICK: { actions: 'creep' } },
+        },
+        result: {},
+        error: {},
+      },
+    },
+    recent: {
+      initial: 'loading',
+      states: {
+        loading: {
+          invoke: {
+            src: 'loadRecent',
+            input: { limit: DASHBOARD_PREVIEW_LIMIT },
+            onDone: {
+              target: 'ready',
+              actions: { type: 'setRecent', params: ({ event }) => ({ images: event.output }) },
+            },
+            onError: {
+              target: 'ready',
+              actions: { type: 'logFailure', params: ({ event }) => ({ what: 'image fetch', error: event.error }) },
+            },
+          },
+        },
+        ready: { on: { 'RECENT.RELOAD': 'loading' } },
+      },
+    },
+    modal: {
+      initial: 'closed',
+      // The result area and the modal both offer these, in any state.
+      on: {
+        DOWNLOAD: { actions: { type: 'downloadImage', params: ({ event }) => ({ image: event.image }) } },
+        COPY_PROMPT: { actions: { type: 'copyPrompt', params: ({ event }) => ({ prompt: event.prompt }) } },
+      },
+      states: {
+        closed: {
+          on: {
+            'IMAGE.OPEN': {
+              target: 'open',
+              actions: { type: 'select', params: ({ event }) => ({ image: event.image }) },
+            },
+          },
+        },
+        open: {
+          on: {
+            'IMAGE.CLOSE': { target: 'closed', actions: 'unselect' },
+            'IMAGE.OPEN': { actions: { type: 'select', params: ({ event }) => ({ image: event.image }) } },
+          },
+        },
+      },
+    },
+  },
+});
+
+/** SPEC section 8: the error's own message, or the dashboard's fallback. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error && error.message) return error.message;
+  return generationMessages.dashboardFallback;
+}

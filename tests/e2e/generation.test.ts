@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, screenshot, signIn } from './browser';
+
+const models = [
+  { id: 'original', name: 'Original SD XL', cost: 2, prompt: 'A lighthouse on a cliff at dusk' },
+  { id: 'core', name: 'FLUX.1', cost: 6, prompt: 'A fox in a snowy forest' },
+  { id: 'sd3', name: 'Stable Diffusion 3.5', cost: 12, prompt: 'A city of glass towers' },
+  { id: 'ultra', name: 'Premium model', cost: 16, prompt: 'A dragon made of clouds' },
+] as const;
+
+async function chooseModel(page: Page, id: string) {
+  await page.locator('label', { has: page.getByTestId(`model-${id}`) }).click();
+}
+
+describe('image generation on the dashboard in Chromium', () => {
+  const baseUrl = inject('baseUrl');
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser.close();
+  });
+
+  it('validates in SPEC order, generates with all four models offline, charges the header balance and regenerates from the modal', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addInitScript(() => localStorage.setItem('language', 'en'));
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/dashboard`);
+    await page.waitForURL(/\/login/);
+    await signIn(page, 'e2e-generator@example.com');
+    await page.waitForURL(`${baseUrl}/dashboard`);
+    const balance = page.getByTestId('token-balance');
+    await balance.waitFor();
+    expect(await balance.textContent()).toBe('50 tokens');
+
+    // Before any result: the four models with their costs.
+    const empty = page.getByTestId('result-empty');
+    await empty.waitFor();
+    for (const model of models) expect(await empty.textContent()).toContain(model.name);
+    expect(await empty.textContent()).toContain('16 tokens');
+    const generate = page.getByTestId('generate');
+    expect(await generate.isDisabled()).toBe(true);
+    expect(await generate.textContent()).toContain('Generate · 2 tokens');
+
+    // SPEC section 5's order: the first failing rule is the one shown.
+    const prompt = page.getByLabel('Prompt', { exact: true });
+    const negative = page.getByLabel('Negative prompt');
+    const seed = page.getByLabel('Seed', { exact: true });
+    await prompt.fill('p'.repeat(2001));
+    await negative.fill('n'.repeat(2001));
+    await seed.fill('abc');
+    expect(await page.getByTestId('prompt-counter').textContent()).toBe('2001/2000');
+    const error = page.getByTestId('generation-error');
+    await generate.click();
+    expect(await error.textContent()).toBe('Prompt must be less than 2000 characters');
+    await prompt.fill('A lighthouse');
+    await generate.click();
+    expect(await error.textContent()).toBe('Negative prompt must be less than 2000 characters');
+    await negative.fill('');
+    await generate.click();
+    expect(await error.textContent()).toBe('Seed must be a number between 0 and 4294967295');
+    await seed.fill('');
+    await prompt.fill('   ');
+    expect(await generate.isDisabled()).toBe(true);
+
+    // Every model, offline; the header balance drops by tokens.charged each time.
+    let expected = 50;
+    for (const model of models) {
+      await chooseModel(page, model.id);
+      await prompt.fill(model.prompt);
+      if (model.id === 'ultra') {
+        // Hold the request back a moment so the loader can be seen and photographed.
+        await page.route('**/api/stability-ultra/generate', async (route) => {
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          await route.continue();
+        });
+      }
+      await generate.click();
+      if (model.id === 'ultra') {
+        const overlay = page.getByTestId('generating-overlay');
+        await overlay.waitFor();
+        expect(await page.getByTestId('motivational-phrase').textContent()).not.toBe('');
+        const now = Number(await page.getByRole('progressbar').getAttribute('aria-valuenow'));
+        expect(now).toBeLessThan(100);
+        // Let the bar creep a little before the photograph.
+        await page.waitForTimeout(900);
+        expect(Number(await page.getByRole('progressbar').getAttribute('aria-valuenow'))).toBeLessThan(100);
+        await screenshot(page, 'generating');
+      }
+      await page.getByTestId('result-prompt').filter({ hasText: model.prompt }).waitFor();
+      expected -= model.cost;
+      await page
+        .getByTestId('token-balance')
+        .filter({ hasText: `${expected} tokens` })
+        .waitFor();
+      expect(await page.getByTestId('result-finish-reason').textContent()).toBe('SUCCESS');
+      expect(await page.getByTestId('generating-overlay').count()).toBe(0);
+    }
+    expect(expected).toBe(14);
+    // 14 tokens cannot pay for ultra (16): the button says so by being disabled.
+    expect(await generate.isDisabled()).toBe(true);
+    await page.getByRole('img', { name: /Generated image: A dragon made of clouds/ }).waitFor();
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('img')].every((img) => img.complete && img.naturalWidth > 0),
+    );
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, 'dashboard');
+
+    // The latest images, newest first; the modal's Regenerate carries the prompt into the form.
+    const recent = page.getByTestId('recent-images').getByRole('button');
+    expect(await recent.count()).toBe(4);
+    await page.getByRole('button', { name: 'Open image: A fox in a snowy forest' }).click();
+    const modal = page.getByTestId('image-modal');
+    await modal.waitFor();
+    expect(await page.getByTestId('modal-prompt').textContent()).toBe('A fox in a snowy forest');
+    expect(await modal.textContent()).toContain('image/png');
+    await screenshot(page, 'image-modal');
+    await page.getByTestId('modal-regenerate').click();
+    await page.waitForURL(/\/dashboard\?prompt=A(\+|%20)fox/);
+    await modal.waitFor({ state: 'detached' });
+    expect(await prompt.inputValue()).toBe('A fox in a snowy forest');
+
+    // Mobile: the form and the result stack.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const formBox = await page.getByTestId('generation-form').boundingBox();
+    const resultBox = await page.getByTestId('result-panel').boundingBox();
+    expect(resultBox?.y ?? 0).toBeGreaterThan((formBox?.y ?? 0) + (formBox?.height ?? 0) - 1);
+    await context.close();
+  });
+});
