@@ -1,4 +1,4 @@
-import { and, eq, gte, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { tokenLedger, users } from '../db/schema';
 
@@ -13,35 +13,62 @@ export interface LedgerRow {
   createdAt: Date;
 }
 
+export interface LedgerEntryInput {
+  userId: number;
+  /** Negative for a charge, positive for a credit. */
+  delta: number;
+  reason: string;
+  reference: string | null;
+  idempotencyKey: string;
+}
+
+export type ApplyOutcome =
+  /** The balance changed and the ledger row was written. */
+  | { kind: 'applied'; balanceAfter: number }
+  /** A charge the balance could not cover (or no such user): nothing changed. */
+  | { kind: 'refused' }
+  /** The key had been used: the balance change was undone in the same transaction. */
+  | { kind: 'duplicate' };
+
+/**
+ * The balance update and the ledger row in one statement: the conditional UPDATE (a
+ * charge only where the balance covers it) feeds the INSERT, whose unique idempotency key
+ * turns a repeat into a no-op. On a repeat the UPDATE has already run, so it is reversed
+ * at once; the caller's transaction makes the pair atomic.
+ */
+export async function applyChange(db: Executor, entry: LedgerEntryInput): Promise<ApplyOutcome> {
+  const condition = entry.delta < 0 ? sql`and ${users.tokensAmount} >= ${-entry.delta}` : sql``;
+  // Both drivers (PGlite, node-postgres) answer raw SQL with `{ rows }`.
+  const result = (await db.execute(sql`
+    with upd as (
+      update ${users}
+      set tokens_amount = tokens_amount + ${entry.delta}, updated_at = now()
+      where ${users.id} = ${entry.userId} ${condition}
+      returning tokens_amount
+    ), ins as (
+      insert into ${tokenLedger} (user_id, delta, balance_after, reason, reference, idempotency_key)
+      select ${entry.userId}, ${entry.delta}, upd.tokens_amount, ${entry.reason}, ${entry.reference}, ${entry.idempotencyKey}
+      from upd
+      on conflict (idempotency_key) do nothing
+      returning balance_after
+    )
+    select (select tokens_amount from upd) as updated, (select balance_after from ins) as inserted
+  `)) as { rows: Array<{ updated: number | null; inserted: number | null }> };
+  const row = result.rows[0];
+  if (row?.updated === null || row?.updated === undefined) return { kind: 'refused' };
+  if (row.inserted === null || row.inserted === undefined) {
+    await db
+      .update(users)
+      .set({ tokensAmount: sql`${users.tokensAmount} - ${entry.delta}` })
+      .where(eq(users.id, entry.userId));
+    return { kind: 'duplicate' };
+  }
+  return { kind: 'applied', balanceAfter: Number(row.inserted) };
+}
+
 export async function findEntryByKey(db: Executor, idempotencyKey: string): Promise<LedgerRow | undefined> {
   const rows = await db.select().from(tokenLedger).where(eq(tokenLedger.idempotencyKey, idempotencyKey));
   return rows[0];
-}
-
-/** Decrements only when the balance covers it; returns the new balance or undefined. */
-export async function decrementBalance(db: Executor, userId: number, amount: number): Promise<number | undefined> {
-  const rows = await db
-    .update(users)
-    .set({ tokensAmount: sql`${users.tokensAmount} - ${amount}`, updatedAt: new Date() })
-    .where(and(eq(users.id, userId), gte(users.tokensAmount, amount)))
-    .returning({ balance: users.tokensAmount });
-  return rows[0]?.balance;
-}
-
-export async function incrementBalance(db: Executor, userId: number, amount: number): Promise<number | undefined> {
-  const rows = await db
-    .update(users)
-    .set({ tokensAmount: sql`${users.tokensAmount} + ${amount}`, updatedAt: new Date() })
-    .where(eq(users.id, userId))
-    .returning({ balance: users.tokensAmount });
-  return rows[0]?.balance;
-}
-
-export async function insertEntry(db: Executor, entry: Omit<LedgerRow, 'id' | 'createdAt'>): Promise<LedgerRow> {
-  const rows = await db.insert(tokenLedger).values(entry).returning();
-  const row = rows[0];
-  if (!row) throw new Error('ledger insert returned no row');
-  return row;
 }
 
 export async function balanceOf(db: Executor, userId: number): Promise<number | undefined> {

@@ -50,18 +50,15 @@ export class LedgerService {
   ): Promise<LedgerResult> {
     assertAmount(change.amount);
     const run = async (db: Executor): Promise<LedgerResult> => {
+      const outcome = await repo.applyChange(db, entryOf(change, -change.amount));
+      if (outcome.kind === 'applied') return { balanceAfter: outcome.balanceAfter, applied: true };
       const previous = await repo.findEntryByKey(db, change.idempotencyKey);
       if (previous) return { balanceAfter: previous.balanceAfter, applied: false };
-      const balanceAfter = await repo.decrementBalance(db, change.userId, change.amount);
-      if (balanceAfter === undefined) {
-        const balance = await repo.balanceOf(db, change.userId);
-        if (balance === undefined) throw new AppError('UNAUTHORIZED');
-        throw new AppError('INSUFFICIENT_TOKENS', insufficientMessage(balance), {
-          details: { balance, cost: change.amount },
-        });
-      }
-      await repo.insertEntry(db, entryOf(change, -change.amount, balanceAfter));
-      return { balanceAfter, applied: true };
+      const balance = await repo.balanceOf(db, change.userId);
+      if (balance === undefined) throw new AppError('UNAUTHORIZED');
+      throw new AppError('INSUFFICIENT_TOKENS', insufficientMessage(balance), {
+        details: { balance, cost: change.amount },
+      });
     };
     return tx ? run(tx) : this.db.transaction(run);
   }
@@ -70,12 +67,11 @@ export class LedgerService {
   async credit(change: LedgerChange, tx?: Executor): Promise<LedgerResult> {
     assertAmount(change.amount);
     const run = async (db: Executor): Promise<LedgerResult> => {
+      const outcome = await repo.applyChange(db, entryOf(change, change.amount));
+      if (outcome.kind === 'applied') return { balanceAfter: outcome.balanceAfter, applied: true };
       const previous = await repo.findEntryByKey(db, change.idempotencyKey);
       if (previous) return { balanceAfter: previous.balanceAfter, applied: false };
-      const balanceAfter = await repo.incrementBalance(db, change.userId, change.amount);
-      if (balanceAfter === undefined) throw new AppError('NOT_FOUND');
-      await repo.insertEntry(db, entryOf(change, change.amount, balanceAfter));
-      return { balanceAfter, applied: true };
+      throw new AppError('NOT_FOUND');
     };
     return tx ? run(tx) : this.db.transaction(run);
   }
@@ -85,11 +81,10 @@ export class LedgerService {
   }
 }
 
-function entryOf(change: LedgerChange, delta: number, balanceAfter: number) {
+function entryOf(change: LedgerChange, delta: number): repo.LedgerEntryInput {
   return {
     userId: change.userId,
     delta,
-    balanceAfter,
     reason: change.reason,
     reference: change.reference ?? null,
     idempotencyKey: change.idempotencyKey,
