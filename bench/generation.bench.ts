@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
-import type { ImageJob, ImageProvider } from '../server/providers/images';
+import type { ImageJob, ImageProvider } from '../server/providers/images/types';
 import { signInThroughIdp, startTestApp } from '../tests/server/helpers';
 
 /**

@@ -22,7 +22,8 @@ import { imageRoutes } from './images/routes';
 import { ImageService } from './images/service';
 import { ImageStorage } from './images/storage';
 import { LedgerService } from './ledger/service';
-import { createImageProvider, type ImageProvider } from './providers/images';
+import { createImageProvider } from './providers/images/factory';
+import type { ImageProvider } from './providers/images/types';
 
 export interface AppDeps {
   config: Config;

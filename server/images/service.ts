@@ -16,13 +16,8 @@ import {
 import type { Db } from '../db/client';
 import { AppError, isAppError } from '../errors';
 import type { LedgerService } from '../ledger/service';
-import {
-  ImageProviderError,
-  imageProviderErrorToAppError,
-  type ImageJob,
-  type ImageProvider,
-  type ImageResult,
-} from '../providers/images';
+import { imageProviderErrorToAppError } from '../providers/images/app-error';
+import { ImageProviderError, type ImageJob, type ImageProvider, type ImageResult } from '../providers/images/types';
 import { jobPixelSize } from '../providers/images/job';
 import * as repo from './repository';
 import type { ImageStorage } from './storage';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { ImageMimeType } from '../providers/images';
+import type { ImageMimeType } from '../providers/images/types';
 
 /**
  * Generated images on the local disk under DATA_DIR/images. Names are 128 random bits in

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { IMAGE_MODELS, type ImageModelId } from '../../../src/domain/images';
-import { createStabilityImageProvider, type ImageJob, type ImageProvider } from '../../../server/providers/images';
+import { createStabilityImageProvider } from '../../../server/providers/images/stability';
+import type { ImageJob, ImageProvider } from '../../../server/providers/images/types';
 import { startTestApp, testDatabases, type TestApp } from '../helpers';
 import {
   startFakeStability,

@@ -3,12 +3,6 @@ import { createOfflineImageProvider } from './offline';
 import { createStabilityImageProvider } from './stability';
 import type { ImageProvider } from './types';
 
-export * from './types';
-export { createOfflineImageProvider, isOfflineRender, seedFromPrompt, OFFLINE_MARK } from './offline';
-export { createStabilityImageProvider, type StabilityImageProviderOptions } from './stability';
-export { ASPECT_RATIO_PIXEL_SIZES, aspectRatioPixelSize } from './sizes';
-export { imageProviderErrorToAppError } from './app-error';
-
 /** Stability when a key is configured, otherwise the offline renderer (DESIGN section 6). */
 export function createImageProvider(
   config: Pick<Config, 'STABILITY_API_KEY' | 'STABILITY_BASE_URL' | 'STABILITY_TIMEOUT_MS'>,
