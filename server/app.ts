@@ -15,6 +15,10 @@ import { mountDevIdentityProvider, DEV_CLIENT_ID } from './auth/dev-idp';
 import { OidcClient } from './auth/oidc';
 import { authRoutes, CALLBACK_PATH } from './auth/routes';
 import { AuthService } from './auth/service';
+import { chatSetupFor, type ChatSetup } from './chat/models';
+import { startChatReconciler } from './chat/reconciler';
+import { chatRoutes } from './chat/routes';
+import { ChatService } from './chat/service';
 import type { Config } from './config';
 import type { Database } from './db/client';
 import { isAppError } from './errors';
@@ -25,11 +29,13 @@ export interface AppDeps {
   database: Database;
   /** Signs cookies and keys the local identity provider's cookies. */
   cookieSecret: string;
+  /** Replaces the chat engine and models chosen from the config (benchmarks, tests). */
+  chat?: ChatSetup;
 }
 
 export interface App {
   server: FastifyInstance;
-  services: { ledger: LedgerService; auth: AuthService };
+  services: { ledger: LedgerService; auth: AuthService; chat: ChatService };
 }
 
 /** API prefixes: never answered with the SPA. */
@@ -151,6 +157,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   authRoutes(server, { config, auth, oidc });
 
+  const chatSetup = deps.chat ?? chatSetupFor(config);
+  const chat = new ChatService(database.db, ledger, chatSetup.engine, chatSetup.models);
+  chatRoutes(server, { config, auth, chat });
+  startChatReconciler(server, chat, {
+    intervalMs: config.CHAT_RECONCILE_INTERVAL_MS,
+    staleAfterMs: config.CHAT_STALE_AFTER_MS,
+  });
+
   server.get('/healthz', async (request, reply) => {
     try {
       await database.db.execute(sql`select 1`);
@@ -163,7 +177,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   registerSpa(server, config);
 
-  return { server, services: { ledger, auth } };
+  return { server, services: { ledger, auth, chat } };
 }
 
 function classify(error: FastifyError & { appCode?: ErrorCode }): { code: ErrorCode; status: number; message: string } {
