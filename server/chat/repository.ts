@@ -23,17 +23,11 @@ export async function insertConversation(db: Executor, userId: number, title: st
 }
 
 /** Only the owner's, only when not deleted: anything else reads as "not found". */
-export async function findConversation(
-  db: Executor,
-  userId: number,
-  id: number,
-  options: { forUpdate?: boolean } = {},
-): Promise<ConversationRow | undefined> {
-  const query = db
+export async function findConversation(db: Executor, userId: number, id: number): Promise<ConversationRow | undefined> {
+  const rows = await db
     .select()
     .from(conversations)
     .where(and(eq(conversations.id, id), eq(conversations.userId, userId), eq(conversations.isDeleted, false)));
-  const rows = options.forUpdate ? await query.for('update') : await query;
   return rows[0];
 }
 

@@ -170,7 +170,9 @@ export class ChatService {
       if (conversationId === undefined) {
         conversation = await repo.insertConversation(tx, userId, titleFromMessage(body.message));
       } else {
-        conversation = await repo.findConversation(tx, userId, conversationId, { forUpdate: true });
+        // No row lock here: every transaction touching a user's chat takes the user's balance
+        // row first and the conversation row after, so they cannot deadlock.
+        conversation = await repo.findConversation(tx, userId, conversationId);
         if (!conversation) throw new AppError('NOT_FOUND', CONVERSATION_NOT_FOUND);
       }
       const request = await repo.insertChatRequest(tx, {

@@ -34,7 +34,6 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
   let fake: FakeOpenAi;
   let app: TestApp;
   let anna: Person;
-  let n = 0;
 
   beforeAll(async () => {
     fake = await startFakeOpenAi();
@@ -53,7 +52,6 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
   });
   beforeEach(async () => {
     fake.setBehaviour({});
-    n += 1;
     return async () => {
       await expectLedgerConsistent(app, anna.id);
     };
