@@ -1,4 +1,7 @@
 import type { AnyStateMachine } from 'xstate';
+import { chatSendMachine } from './chat-send';
+import { chatSettingsMachine } from './chat-settings';
+import { conversationRoutingMachine } from './conversation-routing';
 import { sessionMachine } from './session';
 import { toastsMachine } from './toasts';
 
@@ -8,5 +11,8 @@ import { toastsMachine } from './toasts';
  */
 export const machineCatalogue: Readonly<Record<string, AnyStateMachine>> = {
   session: sessionMachine,
+  'chat-send': chatSendMachine,
+  'chat-settings': chatSettingsMachine,
+  'conversation-routing': conversationRoutingMachine,
   toasts: toastsMachine,
 };
