@@ -96,6 +96,7 @@ export const chatSendMachine = setup({
   types: {
     context: {} as ChatSendContext,
     events: {} as ChatSendEvent,
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- xstate takes the input type from it
     input: {} as { session?: AnyActorRef | null; routing?: AnyActorRef | null },
   },
   actors: {

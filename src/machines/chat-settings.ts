@@ -23,6 +23,7 @@ export const chatSettingsMachine = setup({
   types: {
     context: {} as ChatSettingsContext,
     events: {} as ChatSettingsEvent,
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- xstate takes the input type from it
     input: {} as { storedModel?: string | null },
   },
   actions: {

@@ -1,6 +1,13 @@
 import { assign, fromPromise, raise, setup } from 'xstate';
 import { chatErrorMessages, parseConversationId } from '../domain/chat';
-import type { Conversation, ConversationSummary, Message, ModelList } from '../domain/conversation';
+import {
+  isPlaceholderTitle,
+  titleFromMessage,
+  type Conversation,
+  type ConversationSummary,
+  type Message,
+  type ModelList,
+} from '../domain/conversation';
 
 export type ConversationRoutingEvent =
   /** The `/chat/$conversationId` value changed (undefined on /chat). */
@@ -89,11 +96,20 @@ export const conversationRoutingMachine = setup({
     clearDeleting: assign({ deletingId: null }),
     appendMessages: assign(({ context }, params: { conversationId: number; messages: Message[] }) => {
       const last = params.messages.at(-1);
-      const bumped = context.conversations.find((c) => c.id === params.conversationId);
+      const found = context.conversations.find((c) => c.id === params.conversationId);
+      const firstUser = params.messages.find((m) => m.role === 'user');
+      // The server names a placeholder-titled conversation after its first message; so do we.
+      const retitle = (c: { title: string }) =>
+        firstUser && isPlaceholderTitle(c.title) ? titleFromMessage(firstUser.content) : c.title;
+      const bumped = found ? { ...found, title: retitle(found) } : undefined;
       return {
         current:
           context.current?.id === params.conversationId
-            ? { ...context.current, messages: [...context.current.messages, ...params.messages] }
+            ? {
+                ...context.current,
+                title: retitle(context.current),
+                messages: [...context.current.messages, ...params.messages],
+              }
             : context.current,
         // The most recently active conversation goes to the top, as the server lists it.
         conversations: bumped
