@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, lt } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { chatRequests, conversations, messages } from '../db/schema';
 
@@ -49,14 +49,6 @@ export async function touchConversation(db: Executor, id: number, title?: string
 
 export async function listMessages(db: Executor, conversationId: number): Promise<MessageRow[]> {
   return db.select().from(messages).where(eq(messages.conversationId, conversationId)).orderBy(asc(messages.id));
-}
-
-export async function countMessages(db: Executor, conversationId: number): Promise<number> {
-  const rows = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(messages)
-    .where(eq(messages.conversationId, conversationId));
-  return rows[0]?.n ?? 0;
 }
 
 export async function insertMessage(

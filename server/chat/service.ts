@@ -147,34 +147,35 @@ export class ChatService {
    */
   async begin(userId: number, conversationId: number | undefined, body: ChatStreamRequest): Promise<ChatTurn> {
     const model = this.modelOf(body.model);
-    let history: ChatMessageIn[] = [];
-    if (conversationId !== undefined) {
-      if (!(await repo.findConversation(this.db, userId, conversationId))) {
-        throw new AppError('NOT_FOUND', CONVERSATION_NOT_FOUND);
-      }
-      history = (await repo.listMessages(this.db, conversationId))
-        .filter((m) => m.content !== '')
-        .map((m) => ({ role: m.role, content: m.content }));
-    }
-    const { messages, contextInfo } = trimHistory(
-      history,
-      { role: 'user', content: body.message },
-      body.contextTokensLimit,
-    );
-    const promptTokens = countMessageTokens(messages);
-    // A first look without a lock; the conditional charge below is what really decides.
-    const { maxTokens, cost } = affordableReply(promptTokens, body.maxTokens, model, await this.ledger.balance(userId));
-
+    // One transaction for the whole check-and-reserve: fewer round trips before the first
+    // token, and the balance read and the charge see the same state.
     return this.ledger.transaction(async (tx) => {
       let conversation: repo.ConversationRow | undefined;
-      if (conversationId === undefined) {
-        conversation = await repo.insertConversation(tx, userId, titleFromMessage(body.message));
-      } else {
+      let history: ChatMessageIn[] = [];
+      if (conversationId !== undefined) {
         // No row lock here: every transaction touching a user's chat takes the user's balance
         // row first and the conversation row after, so they cannot deadlock.
         conversation = await repo.findConversation(tx, userId, conversationId);
         if (!conversation) throw new AppError('NOT_FOUND', CONVERSATION_NOT_FOUND);
+        history = (await repo.listMessages(tx, conversationId))
+          .filter((m) => m.content !== '')
+          .map((m) => ({ role: m.role, content: m.content }));
       }
+      const { messages, contextInfo } = trimHistory(
+        history,
+        { role: 'user', content: body.message },
+        body.contextTokensLimit,
+      );
+      const promptTokens = countMessageTokens(messages);
+      // Read without a lock; the conditional charge below is what really decides.
+      const { maxTokens, cost } = affordableReply(
+        promptTokens,
+        body.maxTokens,
+        model,
+        (await balanceOf(tx, userId)) ?? 0,
+      );
+      const firstMessage = history.length === 0;
+      conversation ??= await repo.insertConversation(tx, userId, titleFromMessage(body.message));
       const request = await repo.insertChatRequest(tx, {
         userId,
         conversationId: conversation.id,
@@ -199,7 +200,6 @@ export class ChatService {
         model: null,
         tokensUsed: null,
       });
-      const firstMessage = (await repo.countMessages(tx, conversation.id)) === 1;
       await repo.touchConversation(
         tx,
         conversation.id,

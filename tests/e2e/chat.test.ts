@@ -44,7 +44,8 @@ describe('AI chat in Chromium', () => {
     expect(await reply.locator('blockquote').isVisible()).toBe(true);
     const code = reply.getByTestId('code-block');
     expect(await code.getAttribute('data-language')).toBe('typescript');
-    expect(await code.locator('span.token.keyword').count()).toBeGreaterThan(0);
+    // Highlighted: coloured token spans (inline styles of the Prism light build).
+    expect(await code.locator('code span[style*="color"]').count()).toBeGreaterThan(3);
     expect(await input.inputValue()).toBe('');
     await expect.poll(() => balance.textContent()).not.toBe('50 tokens');
     const afterFirst = await balance.textContent();
