@@ -39,7 +39,11 @@ async function timed(url: string, init: RequestInit): Promise<{ ttfb: number; to
     for (const event of parser.push(value)) {
       if (event.type === 'done') done = true;
       else {
-        const v = event.value as { content?: string; choices?: Array<{ delta?: { content?: string } }>; error?: unknown };
+        const v = event.value as {
+          content?: string;
+          choices?: Array<{ delta?: { content?: string } }>;
+          error?: unknown;
+        };
         if (v.error !== undefined) failed = true;
         const content = v.content ?? v.choices?.[0]?.delta?.content;
         if (!sawContent && content) {
@@ -53,7 +57,10 @@ async function timed(url: string, init: RequestInit): Promise<{ ttfb: number; to
 }
 
 export default async function chatBench(): Promise<void> {
-  const fake = await startFakeOpenAi({ reply: 'The quick brown fox jumps over the lazy dog. '.repeat(4), chunkSize: 8 });
+  const fake = await startFakeOpenAi({
+    reply: 'The quick brown fox jumps over the lazy dog. '.repeat(4),
+    chunkSize: 8,
+  });
   const port = await freePort();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'chat-bench-'));
   const config = parseConfig(
@@ -79,7 +86,12 @@ export default async function chatBench(): Promise<void> {
     const me = (await (await fetch(`${base}/auth/me`, { headers: { cookie: jar.header() } })).json()) as {
       data: { id: number };
     };
-    await app.services.ledger.credit({ userId: me.data.id, amount: 10_000_000, reason: 'purchase', idempotencyKey: 'bench' });
+    await app.services.ledger.credit({
+      userId: me.data.id,
+      amount: 10_000_000,
+      reason: 'purchase',
+      idempotencyKey: 'bench',
+    });
     const headers = { 'content-type': 'application/json', origin: base, cookie: jar.header() };
     const created = (await (
       await fetch(`${base}/llm/conversations`, { method: 'POST', headers, body: JSON.stringify({ title: 'bench' }) })
@@ -118,13 +130,43 @@ export default async function chatBench(): Promise<void> {
     }
     const row = (name: string, xs: number[]) =>
       console.log(`${name.padEnd(28)} p50 ${pct(xs, 50).toFixed(2)} ms   p95 ${pct(xs, 95).toFixed(2)} ms`);
-    row('direct: first content', d.map((x) => x.ttfb));
-    row('ours:   first content', o.map((x) => x.ttfb));
-    row('direct: total', d.map((x) => x.total));
-    row('ours:   total', o.map((x) => x.total));
-    const ttfbOverhead = pct(o.map((x) => x.ttfb), 50) - pct(d.map((x) => x.ttfb), 50);
-    const totalOverhead = pct(o.map((x) => x.total), 50) - pct(d.map((x) => x.total), 50);
-    console.log(`overhead p50: first content ${ttfbOverhead.toFixed(2)} ms, total ${totalOverhead.toFixed(2)} ms (target <= ${OVERHEAD_TARGET_MS} ms)`);
+    row(
+      'direct: first content',
+      d.map((x) => x.ttfb),
+    );
+    row(
+      'ours:   first content',
+      o.map((x) => x.ttfb),
+    );
+    row(
+      'direct: total',
+      d.map((x) => x.total),
+    );
+    row(
+      'ours:   total',
+      o.map((x) => x.total),
+    );
+    const ttfbOverhead =
+      pct(
+        o.map((x) => x.ttfb),
+        50,
+      ) -
+      pct(
+        d.map((x) => x.ttfb),
+        50,
+      );
+    const totalOverhead =
+      pct(
+        o.map((x) => x.total),
+        50,
+      ) -
+      pct(
+        d.map((x) => x.total),
+        50,
+      );
+    console.log(
+      `overhead p50: first content ${ttfbOverhead.toFixed(2)} ms, total ${totalOverhead.toFixed(2)} ms (target <= ${OVERHEAD_TARGET_MS} ms)`,
+    );
 
     // 500 at once: each stream stays open ~1 s so they all overlap.
     fake.setBehaviour({ reply: 'x'.repeat(200), chunkSize: 10, chunkDelayMs: 50 });
@@ -146,7 +188,10 @@ export default async function chatBench(): Promise<void> {
       `${CONCURRENT} simultaneous streams: ${errors} errors, wall ${wall.toFixed(0)} ms, total p50 ${pct(
         results.map((r) => r.total),
         50,
-      ).toFixed(0)} ms, p95 ${pct(results.map((r) => r.total), 95).toFixed(0)} ms`,
+      ).toFixed(0)} ms, p95 ${pct(
+        results.map((r) => r.total),
+        95,
+      ).toFixed(0)} ms`,
     );
     console.log(
       `memory per stream (server and client in one process): rss ${((peak - before.rss) / CONCURRENT / 1024).toFixed(1)} KiB, heap ${(
@@ -156,8 +201,10 @@ export default async function chatBench(): Promise<void> {
       ).toFixed(1)} KiB`,
     );
     const problems: string[] = [];
-    if (ttfbOverhead > OVERHEAD_TARGET_MS) problems.push(`first-content overhead ${ttfbOverhead.toFixed(2)} ms > ${OVERHEAD_TARGET_MS} ms`);
-    if (totalOverhead > OVERHEAD_TARGET_MS) problems.push(`total overhead ${totalOverhead.toFixed(2)} ms > ${OVERHEAD_TARGET_MS} ms`);
+    if (ttfbOverhead > OVERHEAD_TARGET_MS)
+      problems.push(`first-content overhead ${ttfbOverhead.toFixed(2)} ms > ${OVERHEAD_TARGET_MS} ms`);
+    if (totalOverhead > OVERHEAD_TARGET_MS)
+      problems.push(`total overhead ${totalOverhead.toFixed(2)} ms > ${OVERHEAD_TARGET_MS} ms`);
     if (errors > 0) problems.push(`${errors} of ${CONCURRENT} simultaneous streams failed`);
     if (problems.length) throw new Error(problems.join('; '));
   } finally {

@@ -58,7 +58,6 @@ export function SettingsDialog({
               <X className="h-5 w-5" />
             </Dialog.Close>
           </div>
-          <Dialog.Description className="sr-only">{t('chat:settings.priceNote')}</Dialog.Description>
           <label className="mt-4 block text-sm font-medium" htmlFor="chat-model">
             {t('chat:settings.model')}
           </label>
@@ -76,7 +75,9 @@ export function SettingsDialog({
             ))}
           </select>
           {selected?.description && <p className="mt-1 text-sm text-slate-600">{selected.description}</p>}
-          <p className="mt-1 text-xs text-slate-400">{t('chat:settings.priceNote')}</p>
+          <Dialog.Description className="mt-1 text-xs text-slate-400">
+            {t('chat:settings.priceNote')}
+          </Dialog.Description>
           <label className="mt-4 block text-sm font-medium" htmlFor="chat-context-limit">
             {t('chat:settings.contextLimit')}
           </label>
