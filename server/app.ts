@@ -15,6 +15,10 @@ import { mountDevIdentityProvider, DEV_CLIENT_ID } from './auth/dev-idp';
 import { OidcClient } from './auth/oidc';
 import { authRoutes, CALLBACK_PATH } from './auth/routes';
 import { AuthService } from './auth/service';
+import { chatSetupFor, type ChatSetup } from './chat/models';
+import { startChatReconciler } from './chat/reconciler';
+import { chatRoutes } from './chat/routes';
+import { ChatService } from './chat/service';
 import type { Config } from './config';
 import type { Database } from './db/client';
 import { isAppError } from './errors';
@@ -32,11 +36,13 @@ export interface AppDeps {
   cookieSecret: string;
   /** Outside services; each defaults to what the config selects (real or offline). */
   providers?: { images?: ImageProvider };
+  /** Replaces the chat engine and models chosen from the config (benchmarks, tests). */
+  chat?: ChatSetup;
 }
 
 export interface App {
   server: FastifyInstance;
-  services: { ledger: LedgerService; auth: AuthService; images: ImageService };
+  services: { ledger: LedgerService; auth: AuthService; images: ImageService; chat: ChatService };
 }
 
 /** API prefixes: never answered with the SPA. */
@@ -167,6 +173,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   imageRoutes(server, { auth, images, storage });
   startReconciler(server, images, config.GENERATION_RECONCILE_INTERVAL_MS);
 
+  const chatSetup = deps.chat ?? chatSetupFor(config);
+  const chat = new ChatService(database.db, ledger, chatSetup.engine, chatSetup.models);
+  chatRoutes(server, { config, auth, chat });
+  startChatReconciler(server, chat, {
+    intervalMs: config.CHAT_RECONCILE_INTERVAL_MS,
+    staleAfterMs: config.CHAT_STALE_AFTER_MS,
+  });
+
   server.get('/healthz', async (request, reply) => {
     try {
       await database.db.execute(sql`select 1`);
@@ -179,7 +193,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   registerSpa(server, config);
 
-  return { server, services: { ledger, auth, images } };
+  return { server, services: { ledger, auth, images, chat } };
 }
 
 /** Refunds generations a crash left PENDING, on an interval, for as long as the server runs. */

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { chatModelSchema } from '../src/domain/chat';
 
 /**
  * The environment, parsed once at boot. Nothing else reads process.env: the parsed
@@ -10,6 +11,41 @@ const optionalString = z
   .trim()
   .transform((v) => (v === '' ? undefined : v))
   .optional();
+
+/**
+ * OPENAI_MODELS: a JSON list of the models offered, e.g.
+ * `[{"id":"gpt-4o","name":"GPT-4o","inputCostPer1M":350,"outputCostPer1M":1400}]`.
+ * Prices are app tokens per 1M model tokens and are required: every reply is billed.
+ */
+const configuredChatModelSchema = chatModelSchema.extend({
+  inputCostPer1M: z.number({ error: 'inputCostPer1M (app tokens per 1M input tokens) is required' }).nonnegative(),
+  outputCostPer1M: z.number({ error: 'outputCostPer1M (app tokens per 1M output tokens) is required' }).nonnegative(),
+});
+export type ConfiguredChatModel = z.output<typeof configuredChatModelSchema>;
+
+const chatModelsSchema = z
+  .array(configuredChatModelSchema)
+  .min(1, 'OPENAI_MODELS must list at least one model')
+  .refine((list) => new Set(list.map((m) => m.id)).size === list.length, 'OPENAI_MODELS: model ids must be unique');
+
+const chatModelsJson = optionalString.transform((text, ctx): ConfiguredChatModel[] | undefined => {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'OPENAI_MODELS must be a JSON list of models' });
+    return z.NEVER;
+  }
+  const parsed = chatModelsSchema.safeParse(value);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      ctx.addIssue({ code: 'custom', path: [...issue.path], message: issue.message });
+    }
+    return z.NEVER;
+  }
+  return parsed.data;
+});
 
 const envSchema = z
   .object({
@@ -39,9 +75,17 @@ const envSchema = z
     GENERATION_RECONCILE_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
     OPENAI_API_KEY: optionalString,
     OPENAI_BASE_URL: optionalString.pipe(z.url().optional()),
-    OPENAI_MODELS: optionalString,
+    OPENAI_MODELS: chatModelsJson,
     OPENAI_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
     OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
+    CHAT_HEARTBEAT_MS: z.coerce.number().int().min(10).default(15_000),
+    CHAT_OFFLINE_TOKEN_DELAY_MS: z.coerce.number().int().min(0).default(25),
+    CHAT_STALE_AFTER_MS: z.coerce
+      .number()
+      .int()
+      .min(1000)
+      .default(15 * 60_000),
+    CHAT_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(300),
   })
   .superRefine((env, ctx) => {

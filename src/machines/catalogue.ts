@@ -1,4 +1,7 @@
 import type { AnyStateMachine } from 'xstate';
+import { chatSendMachine } from './chat-send';
+import { chatSettingsMachine } from './chat-settings';
+import { conversationRoutingMachine } from './conversation-routing';
 import { generationMachine } from './generation';
 import { sessionMachine } from './session';
 import { toastsMachine } from './toasts';
@@ -9,6 +12,9 @@ import { toastsMachine } from './toasts';
  */
 export const machineCatalogue: Readonly<Record<string, AnyStateMachine>> = {
   session: sessionMachine,
+  'chat-send': chatSendMachine,
+  'chat-settings': chatSettingsMachine,
+  'conversation-routing': conversationRoutingMachine,
   toasts: toastsMachine,
   generation: generationMachine,
 };

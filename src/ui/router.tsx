@@ -108,16 +108,24 @@ const galleryRoute = createRoute({
   component: () => <Placeholder title={i18next.t('nav.gallery')} />,
 });
 
+/**
+ * /chat and /chat/$conversationId share one ChatScreen (the parent's component), so going
+ * from /chat to /chat/{id} after the first message keeps the screen and its actors alive.
+ */
 const chatRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/chat',
   component: lazyRouteComponent(() => import('./chat/ChatScreen'), 'ChatScreen'),
 });
 
+const chatIndexRoute = createRoute({
+  getParentRoute: () => chatRoute,
+  path: '/',
+});
+
 const chatConversationRoute = createRoute({
-  getParentRoute: () => appRoute,
-  path: '/chat/$conversationId',
-  component: lazyRouteComponent(() => import('./chat/ChatScreen'), 'ChatScreen'),
+  getParentRoute: () => chatRoute,
+  path: '$conversationId',
 });
 
 const billingRoute = createRoute({
@@ -145,8 +153,7 @@ const routeTree = rootRoute.addChildren([
     dashboardRoute,
     portraitRoute,
     galleryRoute,
-    chatRoute,
-    chatConversationRoute,
+    chatRoute.addChildren([chatIndexRoute, chatConversationRoute]),
     billingRoute,
     paymentStatusRoute,
   ]),

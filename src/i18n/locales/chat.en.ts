@@ -1,4 +1,75 @@
 import type { chatRu } from './chat.ru';
 
 /** Texts of the chat feature, English: the same keys as Russian. */
-export const chatEn: typeof chatRu = {};
+export const chatEn: typeof chatRu = {
+  title: 'AI Chat',
+  sidebar: {
+    title: 'Conversations',
+    newChat: 'New Chat',
+    empty: 'No conversations yet',
+    today: 'Today',
+    yesterday: 'Yesterday',
+    daysAgo_one: '{{count}} day ago',
+    daysAgo_few: '{{count}} days ago',
+    daysAgo_many: '{{count}} days ago',
+    daysAgo_other: '{{count}} days ago',
+    delete: 'Delete conversation',
+    show: 'Show conversations',
+    hide: 'Hide conversations',
+  },
+  deleteDialog: {
+    title: 'Delete conversation?',
+    text: 'Are you sure you want to delete this conversation?',
+    confirm: 'Delete',
+    cancel: 'Cancel',
+  },
+  empty: {
+    title: 'Chat with AI',
+    text: 'No conversation selected. Type a message below to start a new chat.',
+    noMessages: 'No messages',
+    startNew: 'Start a new chat by sending the first message',
+  },
+  notFound: {
+    title: 'Conversation not found',
+    text: 'It may have been deleted or belong to someone else.',
+    back: 'Back to conversations',
+  },
+  messages: {
+    sending: 'AI sending...',
+    you: 'You',
+    assistant: 'Assistant',
+  },
+  input: {
+    placeholder: 'Type a message…',
+    send: 'Send',
+    stop: 'Stop',
+    enterToSend: 'Enter to send',
+    shiftEnter: 'Shift+Enter for a new line',
+    model: 'Model',
+    contextLimit: 'Context: {{count}} tokens',
+    settings: 'Chat settings',
+    noModel: 'No model selected',
+  },
+  settings: {
+    title: 'Chat settings',
+    model: 'Model',
+    contextLimit: 'Context token limit',
+    contextHint: 'From 100 to 10000 in steps of 100: how much history the model gets.',
+    per1M: '{{name}} ({{input}}/{{output}} per 1M tokens)',
+    per1K: '{{name}} (~{{estimate}} per 1000 tokens)',
+    priceNote: '1000 tokens is roughly 750 words.',
+    close: 'Close',
+  },
+  errors: {
+    'Failed to load available models': 'Failed to load available models',
+    'Failed to load conversations': 'Failed to load conversations',
+    'Failed to create conversation': 'Failed to create conversation',
+    'Failed to load conversation': 'Failed to load conversation',
+    'Failed to delete conversation': 'Failed to delete conversation',
+    'No model selected. Please select a model in settings.': 'No model selected. Please select a model in settings.',
+    'Failed to create or load conversation': 'Failed to create or load conversation',
+    'Failed to send message': 'Failed to send message',
+    'Something went wrong :(': 'Something went wrong :(',
+    'No response body reader': 'No response body reader',
+  },
+};

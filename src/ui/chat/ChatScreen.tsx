@@ -1,6 +1,215 @@
-import { Placeholder } from '../common/Placeholder';
-import { i18next } from '../../i18n';
+import { useNavigate, useParams } from '@tanstack/react-router';
+import { useActorRef, useSelector } from '@xstate/react';
+import { Dialog } from 'radix-ui';
+import { MessageSquarePlus, PanelLeft, SearchX } from 'lucide-react';
+import { useEffect, useMemo } from 'react';
+import {
+  liveChatSendMachine,
+  liveChatSettingsMachine,
+  liveConversationRoutingMachine,
+  storedModel,
+} from '../../api/chat';
+import type { Message } from '../../domain/conversation';
+import { i18next, resources, storedLanguage } from '../../i18n';
+import { useAppActors, useLiveActor } from '../app-context';
+import { Spinner } from '../common/Spinner';
+import { ChatInput } from './ChatInput';
+import { MessageList } from './MessageList';
+import { SettingsDialog } from './SettingsDialog';
+import { Sidebar } from './Sidebar';
+
+const t = i18next.t;
+
+/**
+ * SPEC 8 texts are looked up as they are (they contain dots, so not as i18next keys);
+ * other server texts are shown unchanged.
+ */
+function translateError(message: string): string {
+  const language = storedLanguage();
+  const chatTexts: Record<string, string> = resources[language].chat.errors;
+  const commonTexts: Record<string, string> = resources[language].common.errors;
+  return chatTexts[message] ?? commonTexts[message] ?? message;
+}
 
 export function ChatScreen() {
-  return <Placeholder title={i18next.t('nav.chat')} />;
+  const { session, toasts } = useAppActors();
+  const navigate = useNavigate();
+  const params: { conversationId?: string } = useParams({ strict: false });
+
+  const settings = useActorRef(liveChatSettingsMachine, { input: { storedModel: storedModel() } });
+  const routingLogic = useMemo(
+    () =>
+      liveConversationRoutingMachine.provide({
+        actions: {
+          navigate: (_, p) => {
+            const id = /^\/chat\/(\d+)$/.exec(p.to)?.[1];
+            void (id
+              ? navigate({ to: '/chat/$conversationId', params: { conversationId: id }, replace: p.replace })
+              : navigate({ to: '/chat', replace: p.replace }));
+          },
+          redirectToChat: () => void navigate({ to: '/chat', replace: true }),
+          notifyError: (_, p) => toasts.send({ type: 'TOAST.SHOW', kind: 'error', message: translateError(p.message) }),
+          announceModels: (_, p) =>
+            settings.send({ type: 'MODELS.LOADED', ids: Object.keys(p.models.models), defaultId: p.models.default }),
+        },
+      }),
+    // useNavigate's function is stable for the router's lifetime.
+    [settings, toasts, navigate],
+  );
+  const routing = useActorRef(routingLogic);
+  const sendLogic = useMemo(
+    () =>
+      liveChatSendMachine.provide({
+        actions: {
+          notifyError: (_, p) => toasts.send({ type: 'TOAST.SHOW', kind: 'error', message: translateError(p.message) }),
+        },
+      }),
+    [toasts],
+  );
+  const chatSend = useActorRef(sendLogic, { input: { session, routing } });
+  useLiveActor('conversation-routing', routing);
+  useLiveActor('chat-send', chatSend);
+  useLiveActor('chat-settings', settings);
+
+  useEffect(() => {
+    routing.send({ type: 'ROUTE.CHANGED', param: params.conversationId });
+  }, [routing, params.conversationId]);
+
+  const route = useSelector(routing, (s) => s);
+  const send = useSelector(chatSend, (s) => s);
+  const conf = useSelector(settings, (s) => s);
+
+  const models = route.context.models;
+  const modelList = models ? Object.values(models.models) : [];
+  const modelName = (id: string | null) => (id ? (models?.models[id]?.name ?? id) : undefined);
+  const current = route.context.current;
+  const pending = send.context.pending;
+  const busy = !send.matches('idle');
+  const streaming = send.matches('streaming');
+  const loadingConversation = route.matches('initialising') || route.matches({ ready: { conversation: 'loading' } });
+  const openId = route.context.targetId;
+
+  const pendingMessages: Message[] = pending
+    ? [pending.user, ...(pending.assistant.content !== '' ? [pending.assistant] : [])]
+    : [];
+  const messages = [...(current?.id === openId ? (current?.messages ?? []) : []), ...pendingMessages];
+
+  const input = (
+    <ChatInput
+      draft={send.context.draft}
+      disabled={busy || loadingConversation}
+      streaming={streaming}
+      modelName={modelName(conf.context.model)}
+      contextTokensLimit={conf.context.contextTokensLimit}
+      onDraft={(text) => chatSend.send({ type: 'DRAFT.CHANGE', text })}
+      onSend={() =>
+        chatSend.send({
+          type: 'SEND',
+          model: conf.context.model,
+          contextTokensLimit: conf.context.contextTokensLimit,
+          conversationId: route.matches({ ready: { conversation: 'loaded' } }) ? (current?.id ?? null) : null,
+          disabled: busy || loadingConversation,
+          sentAt: new Date().toISOString(),
+        })
+      }
+      onStop={() => chatSend.send({ type: 'STOP' })}
+      onSettings={() => settings.send({ type: 'SETTINGS.OPEN' })}
+    />
+  );
+
+  let main;
+  if (
+    route.matches('initialising') ||
+    (route.matches({ ready: { conversation: 'loading' } }) && pendingMessages.length === 0)
+  ) {
+    main = (
+      <div className="flex flex-1 items-center justify-center" data-testid="chat-loading">
+        <Spinner />
+      </div>
+    );
+  } else if (route.matches({ ready: { conversation: 'notFound' } })) {
+    main = (
+      <div
+        className="flex flex-1 flex-col items-center justify-center gap-2 p-6 text-center"
+        data-testid="conversation-not-found"
+      >
+        <SearchX className="h-10 w-10 text-slate-300" aria-hidden />
+        <h2 className="text-lg font-semibold">{t('chat:notFound.title')}</h2>
+        <p className="text-sm text-slate-500">{t('chat:notFound.text')}</p>
+      </div>
+    );
+  } else if (route.matches({ ready: { conversation: 'none' } }) && pendingMessages.length === 0) {
+    main = (
+      <>
+        <div
+          className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center"
+          data-testid="chat-empty"
+        >
+          <MessageSquarePlus className="h-12 w-12 text-indigo-300" aria-hidden />
+          <h2 className="text-xl font-semibold">{t('chat:empty.title')}</h2>
+          <p className="max-w-md text-slate-500">{t('chat:empty.text')}</p>
+        </div>
+        {input}
+      </>
+    );
+  } else {
+    main = (
+      <>
+        <MessageList
+          messages={messages}
+          streamingId={streaming ? (pending?.assistant.id ?? null) : null}
+          sending={busy && !send.matches('stopping')}
+          modelName={modelName}
+        />
+        {input}
+      </>
+    );
+  }
+
+  const sidebar = (onNavigate?: () => void) => (
+    <Sidebar
+      conversations={route.context.conversations}
+      openId={openId}
+      onDelete={(id) => routing.send({ type: 'DELETE', id })}
+      onNavigate={onNavigate}
+    />
+  );
+
+  return (
+    <div className="flex h-[calc(100dvh-4rem)] bg-slate-50">
+      <aside className="hidden w-72 shrink-0 border-r border-slate-200 bg-white md:block">{sidebar()}</aside>
+      <section className="flex min-w-0 flex-1 flex-col">
+        <div className="flex items-center gap-2 border-b border-slate-200 bg-white px-4 py-3">
+          <Dialog.Root>
+            <Dialog.Trigger aria-label={t('chat:sidebar.show')} className="rounded p-1 hover:bg-slate-100 md:hidden">
+              <PanelLeft className="h-5 w-5" />
+            </Dialog.Trigger>
+            <Dialog.Portal>
+              <Dialog.Overlay className="fixed inset-0 z-40 bg-black/40 md:hidden" />
+              <Dialog.Content className="fixed inset-y-0 left-0 z-50 w-72 bg-white shadow-xl md:hidden">
+                <Dialog.Title className="sr-only">{t('chat:sidebar.title')}</Dialog.Title>
+                <Dialog.Description className="sr-only">{t('chat:sidebar.title')}</Dialog.Description>
+                <Dialog.Close asChild>
+                  <div>{sidebar()}</div>
+                </Dialog.Close>
+              </Dialog.Content>
+            </Dialog.Portal>
+          </Dialog.Root>
+          <h1 className="truncate text-lg font-semibold" data-testid="chat-title">
+            {route.matches({ ready: { conversation: 'loaded' } }) && current ? current.title : t('chat:title')}
+          </h1>
+        </div>
+        {main}
+      </section>
+      <SettingsDialog
+        open={conf.matches('open')}
+        models={modelList}
+        model={conf.context.model}
+        contextTokensLimit={conf.context.contextTokensLimit}
+        onClose={() => settings.send({ type: 'SETTINGS.CLOSE' })}
+        onModel={(model) => settings.send({ type: 'SETTINGS.MODEL', model })}
+        onContextLimit={(value) => settings.send({ type: 'SETTINGS.CONTEXT_LIMIT', value })}
+      />
+    </div>
+  );
 }

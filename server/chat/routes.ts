@@ -1,0 +1,214 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { chatStreamRequestSchema } from '../../src/domain/chat';
+import { createConversationSchema } from '../../src/domain/conversation';
+import { encodeSseData, SSE_DONE, sseComment } from '../../src/domain/sse';
+import { currentUser, requireUser } from '../auth/session';
+import type { AuthService } from '../auth/service';
+import type { Config } from '../config';
+import { AppError } from '../errors';
+import type { ChatService, ChatTurn, ChatTurnResult } from './service';
+
+const MAX_ID = 2_147_483_647;
+
+const idParams = z.object({
+  id: z
+    .string()
+    .regex(/^\d+$/, 'Conversation id must be a whole number')
+    .transform((v) => Number(v)),
+});
+
+const chatBodySchema = chatStreamRequestSchema.extend({
+  conversationId: z
+    .number({ error: 'conversationId must be a whole number' })
+    .int('conversationId must be a whole number')
+    .nonnegative('conversationId must be a whole number')
+    .optional(),
+});
+
+/** Ids beyond the column's range cannot exist: they read as not found instead of a 500. */
+function existingId(id: number): number {
+  if (id > MAX_ID) throw new AppError('NOT_FOUND', 'Conversation not found');
+  return id;
+}
+
+function replyBody(turn: ChatTurn, result: ChatTurnResult) {
+  return {
+    conversationId: turn.conversationId,
+    content: result.content,
+    message: result.assistantMessage ?? {
+      id: 0,
+      role: 'assistant' as const,
+      content: result.content,
+      model: turn.model.id,
+      tokensUsed: result.tokensUsed,
+      createdAt: new Date().toISOString(),
+    },
+    tokensUsed: result.tokensUsed,
+    contextInfo: turn.contextInfo,
+    billing: result.billing,
+    balanceAfter: result.balanceAfter,
+  };
+}
+
+/** Aborts when the client goes away before the answer is complete. */
+function abortOnDisconnect(reply: FastifyReply): AbortController {
+  const controller = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller;
+}
+
+export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: AuthService; chat: ChatService }): void {
+  const { config, chat } = deps;
+  const server = app.withTypeProvider<ZodTypeProvider>();
+  // onRequest, so an anonymous caller gets 401 before any body validation.
+  const guard = { onRequest: requireUser(deps.auth) };
+
+  server.get('/llm/models', guard, async () => ({ success: true, data: chat.listModels() }));
+
+  server.get('/llm/conversations', guard, async (request) => ({
+    success: true,
+    data: await chat.listConversations(currentUser(request).id),
+  }));
+
+  server.post(
+    '/llm/conversations',
+    { ...guard, schema: { body: createConversationSchema } },
+    async (request, reply) => {
+      const conversation = await chat.createConversation(currentUser(request).id, request.body.title);
+      return reply.status(201).send({ success: true, data: conversation });
+    },
+  );
+
+  server.get('/llm/conversations/:id', { ...guard, schema: { params: idParams } }, async (request) => ({
+    success: true,
+    data: await chat.getConversation(currentUser(request).id, existingId(request.params.id)),
+  }));
+
+  server.delete('/llm/conversations/:id', { ...guard, schema: { params: idParams } }, async (request) => {
+    await chat.deleteConversation(currentUser(request).id, existingId(request.params.id));
+    return { success: true, message: 'Conversation deleted' };
+  });
+
+  /** The whole reply in one JSON answer, billed like the stream. */
+  const answerWhole = async (request: FastifyRequest, reply: FastifyReply, turn: ChatTurn) => {
+    const controller = abortOnDisconnect(reply);
+    const result = await chat.run(turn, controller.signal, () => undefined);
+    if (result.failure) {
+      throw new AppError('PROVIDER_ERROR', result.failure.userMessage, {
+        cause: result.failure,
+        details: { billing: result.billing, balanceAfter: result.balanceAfter, conversationId: turn.conversationId },
+      });
+    }
+    request.log.info({ requestId: turn.requestId, billing: result.billing }, 'chat reply billed');
+    return { success: true, data: replyBody(turn, result) };
+  };
+
+  server.post('/llm/chat', { ...guard, schema: { body: chatBodySchema } }, async (request, reply) => {
+    const { conversationId, ...body } = request.body;
+    const turn = await chat.begin(
+      currentUser(request).id,
+      conversationId === undefined ? undefined : existingId(conversationId),
+      body,
+    );
+    return answerWhole(request, reply, turn);
+  });
+
+  server.post(
+    '/llm/conversations/:id/chat',
+    { ...guard, schema: { params: idParams, body: chatStreamRequestSchema } },
+    async (request, reply) => {
+      const turn = await chat.begin(currentUser(request).id, existingId(request.params.id), request.body);
+      return answerWhole(request, reply, turn);
+    },
+  );
+
+  server.post(
+    '/llm/conversations/:id/stream',
+    { ...guard, schema: { params: idParams, body: chatStreamRequestSchema } },
+    async (request, reply) => {
+      // Everything that can be refused (input, ownership, balance) is refused here, as a
+      // normal JSON error, before the first byte of the event stream.
+      const turn = await chat.begin(currentUser(request).id, existingId(request.params.id), request.body);
+      const res = reply.raw;
+      const controller = abortOnDisconnect(reply);
+      reply.hijack();
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        // nginx and friends: pass each event through instead of buffering the reply.
+        'x-accel-buffering': 'no',
+        'x-request-id': request.id,
+      });
+      res.flushHeaders();
+
+      let lastWrite = Date.now();
+      const write = async (frame: string): Promise<void> => {
+        if (res.destroyed || res.writableEnded) return;
+        lastWrite = Date.now();
+        if (!res.write(frame)) {
+          // A slow reader holds the engine back instead of piling frames up in memory.
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              res.off('drain', done);
+              res.off('close', done);
+              resolve();
+            };
+            res.on('drain', done);
+            res.on('close', done);
+          });
+        }
+      };
+      // Proxies close streams that stay silent; a slow first token must not look like one.
+      const heartbeat = setInterval(
+        () => {
+          if (Date.now() - lastWrite >= config.CHAT_HEARTBEAT_MS) void write(sseComment('keep-alive'));
+        },
+        Math.max(5, Math.floor(config.CHAT_HEARTBEAT_MS / 2)),
+      );
+
+      try {
+        const result = await chat.run(turn, controller.signal, (content) => write(encodeSseData({ content })));
+        if (result.failure) {
+          request.log.warn({ err: result.failure, requestId: turn.requestId }, 'chat provider failed');
+          await write(
+            encodeSseData({
+              error: result.failure.kind,
+              message: result.failure.userMessage,
+              billing: result.billing,
+              balanceAfter: result.balanceAfter,
+            }),
+          );
+        } else if (!result.aborted) {
+          await write(
+            encodeSseData({
+              isComplete: true,
+              tokensUsed: result.tokensUsed,
+              contextInfo: turn.contextInfo,
+              billing: result.billing,
+              balanceAfter: result.balanceAfter,
+              conversationId: turn.conversationId,
+              ...(result.assistantMessage ? { messageId: result.assistantMessage.id } : {}),
+            }),
+          );
+        }
+        request.log.info(
+          { requestId: turn.requestId, billing: result.billing, aborted: result.aborted },
+          'chat reply billed',
+        );
+      } catch (error) {
+        // Settlement itself failed (database): the reservation stays PENDING for the reconciler.
+        request.log.error({ err: error, requestId: turn.requestId }, 'chat stream failed');
+        await write(encodeSseData({ error: 'INTERNAL', message: 'Internal server error' }));
+      } finally {
+        clearInterval(heartbeat);
+        await write(SSE_DONE);
+        res.end();
+      }
+    },
+  );
+}

@@ -1,0 +1,359 @@
+import { chatCost, worstCaseCost, type ChatStreamRequest } from '../../src/domain/chat';
+import {
+  isPlaceholderTitle,
+  NEW_CONVERSATION_TITLE,
+  titleFromMessage,
+  type Conversation,
+  type ConversationSummary,
+  type Message,
+  type ModelList,
+} from '../../src/domain/conversation';
+import type { ChatBilling, ChatContextInfo } from '../../src/domain/sse';
+import type { ConfiguredChatModel } from '../config';
+import type { Db } from '../db/client';
+import { AppError } from '../errors';
+import { balanceOf } from '../ledger/repository';
+import type { LedgerService } from '../ledger/service';
+import { countMessageTokens, countTokens, trimHistory } from '../providers/chat/tokens';
+import { ChatProviderError, isChatProviderError, type ChatEngine, type ChatMessageIn } from '../providers/chat/types';
+import { modelListOf } from './models';
+import * as repo from './repository';
+
+/** A reply paid for in advance: what the engine gets and what settlement needs. */
+export interface ChatTurn {
+  requestId: number;
+  userId: number;
+  conversationId: number;
+  model: ConfiguredChatModel;
+  messages: ChatMessageIn[];
+  /** The reply limit actually used: the request's, lowered to what the balance covers. */
+  maxTokens: number;
+  reserved: number;
+  contextInfo: ChatContextInfo;
+  userMessage: Message;
+}
+
+export interface ChatTurnResult {
+  content: string;
+  /** Set when the engine failed; `content` then holds what arrived before. */
+  failure?: ChatProviderError;
+  aborted: boolean;
+  billing: ChatBilling;
+  tokensUsed: number;
+  balanceAfter: number;
+  assistantMessage?: Message;
+}
+
+const insufficientMessage = (cost: number) => (balance: number) =>
+  `Insufficient tokens. Need ${cost} tokens but only have ${balance}`;
+
+const CONVERSATION_NOT_FOUND = 'Conversation not found';
+
+export function toMessageDto(row: repo.MessageRow): Message {
+  return {
+    id: row.id,
+    role: row.role,
+    content: row.content,
+    model: row.model,
+    tokensUsed: row.tokensUsed,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+export function toConversationDto(row: repo.ConversationRow): ConversationSummary {
+  return {
+    id: row.id,
+    title: row.title,
+    isDeleted: row.isDeleted,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * The largest reply the balance can pay for, at most `requested` tokens, and its cost.
+ * Throws 402 when not even a one-token reply is covered.
+ */
+export function affordableReply(
+  promptTokens: number,
+  requested: number,
+  model: ConfiguredChatModel,
+  balance: number,
+): { maxTokens: number; cost: number } {
+  const full = worstCaseCost(promptTokens, requested, model);
+  if (full <= balance) return { maxTokens: requested, cost: full };
+  const smallest = worstCaseCost(promptTokens, 1, model);
+  if (smallest > balance) {
+    throw new AppError('INSUFFICIENT_TOKENS', insufficientMessage(smallest)(balance), {
+      details: { balance, cost: smallest },
+    });
+  }
+  // Solve cost(prompt, m) <= balance for m, then step down past float rounding.
+  const inputCost = (promptTokens * model.inputCostPer1M) / 1e6;
+  let m = Math.min(requested, Math.floor(((balance - inputCost) * 1e6) / model.outputCostPer1M));
+  while (m > 1 && worstCaseCost(promptTokens, m, model) > balance) m -= 1;
+  m = Math.max(1, m);
+  return { maxTokens: m, cost: worstCaseCost(promptTokens, m, model) };
+}
+
+export class ChatService {
+  private readonly modelList: ModelList;
+
+  constructor(
+    private readonly db: Db,
+    private readonly ledger: LedgerService,
+    private readonly engine: ChatEngine,
+    private readonly models: readonly ConfiguredChatModel[],
+  ) {
+    this.modelList = modelListOf(models);
+  }
+
+  listModels(): ModelList {
+    return this.modelList;
+  }
+
+  async listConversations(userId: number): Promise<ConversationSummary[]> {
+    return (await repo.listConversations(this.db, userId)).map(toConversationDto);
+  }
+
+  async createConversation(userId: number, title: string | undefined): Promise<Conversation> {
+    const row = await repo.insertConversation(this.db, userId, title?.trim() || NEW_CONVERSATION_TITLE);
+    return { ...toConversationDto(row), messages: [] };
+  }
+
+  async getConversation(userId: number, id: number): Promise<Conversation> {
+    const row = await repo.findConversation(this.db, userId, id);
+    if (!row) throw new AppError('NOT_FOUND', CONVERSATION_NOT_FOUND);
+    const messages = await repo.listMessages(this.db, id);
+    return { ...toConversationDto(row), messages: messages.map(toMessageDto) };
+  }
+
+  async deleteConversation(userId: number, id: number): Promise<void> {
+    if (!(await repo.markConversationDeleted(this.db, userId, id))) {
+      throw new AppError('NOT_FOUND', CONVERSATION_NOT_FOUND);
+    }
+  }
+
+  private modelOf(id: string): ConfiguredChatModel {
+    const model = this.models.find((m) => m.id === id);
+    if (!model) throw new AppError('UNKNOWN_MODEL', `Unknown model: ${id}`);
+    return model;
+  }
+
+  /**
+   * Validates, trims the history and reserves the worst case in one transaction together
+   * with the PENDING request row and the user's message. Nothing is stored when it throws.
+   * `conversationId` undefined starts a new conversation named after the message.
+   */
+  async begin(userId: number, conversationId: number | undefined, body: ChatStreamRequest): Promise<ChatTurn> {
+    const model = this.modelOf(body.model);
+    // One transaction for the whole check-and-reserve: fewer round trips before the first
+    // token, and the balance read and the charge see the same state.
+    return this.ledger.transaction(async (tx) => {
+      let conversation: repo.ConversationRow | undefined;
+      let history: ChatMessageIn[] = [];
+      if (conversationId !== undefined) {
+        // No row lock here: every transaction touching a user's chat takes the user's balance
+        // row first and the conversation row after, so they cannot deadlock.
+        conversation = await repo.findConversation(tx, userId, conversationId);
+        if (!conversation) throw new AppError('NOT_FOUND', CONVERSATION_NOT_FOUND);
+        history = (await repo.listMessages(tx, conversationId))
+          .filter((m) => m.content !== '')
+          .map((m) => ({ role: m.role, content: m.content }));
+      }
+      const { messages, contextInfo } = trimHistory(
+        history,
+        { role: 'user', content: body.message },
+        body.contextTokensLimit,
+      );
+      const promptTokens = countMessageTokens(messages);
+      // Read without a lock; the conditional charge below is what really decides.
+      const { maxTokens, cost } = affordableReply(
+        promptTokens,
+        body.maxTokens,
+        model,
+        (await balanceOf(tx, userId)) ?? 0,
+      );
+      const firstMessage = history.length === 0;
+      conversation ??= await repo.insertConversation(tx, userId, titleFromMessage(body.message));
+      const request = await repo.insertChatRequest(tx, {
+        userId,
+        conversationId: conversation.id,
+        model: model.id,
+        reserved: cost,
+      });
+      await this.ledger.charge(
+        {
+          userId,
+          amount: cost,
+          reason: 'chat_reserve',
+          reference: `chat_request:${request.id}`,
+          idempotencyKey: `chat:${request.id}:reserve`,
+        },
+        insufficientMessage(cost),
+        tx,
+      );
+      const userMessage = await repo.insertMessage(tx, {
+        conversationId: conversation.id,
+        role: 'user',
+        content: body.message,
+        model: null,
+        tokensUsed: null,
+      });
+      await repo.touchConversation(
+        tx,
+        conversation.id,
+        firstMessage && isPlaceholderTitle(conversation.title) ? titleFromMessage(body.message) : undefined,
+      );
+      return {
+        requestId: request.id,
+        userId,
+        conversationId: conversation.id,
+        model,
+        messages,
+        maxTokens,
+        reserved: cost,
+        contextInfo,
+        userMessage: toMessageDto(userMessage),
+      };
+    });
+  }
+
+  /**
+   * Streams the reply through `onDelta` and settles the reservation: the actual cost is
+   * kept and the rest released. A failure before any text, or a stop before any text,
+   * costs nothing; a partial reply costs what was produced.
+   */
+  async run(
+    turn: ChatTurn,
+    signal: AbortSignal,
+    onDelta: (content: string) => void | Promise<void>,
+  ): Promise<ChatTurnResult> {
+    let content = '';
+    let usage: { promptTokens: number; completionTokens: number } | undefined;
+    let failure: ChatProviderError | undefined;
+    try {
+      for await (const chunk of this.engine.stream({
+        model: turn.model.id,
+        messages: turn.messages,
+        maxTokens: turn.maxTokens,
+        signal,
+      })) {
+        if (chunk.type === 'delta') {
+          content += chunk.content;
+          await onDelta(chunk.content);
+        } else {
+          usage = { promptTokens: chunk.promptTokens, completionTokens: chunk.completionTokens };
+        }
+      }
+    } catch (error) {
+      failure = isChatProviderError(error)
+        ? error
+        : new ChatProviderError('upstream', 'The language model service failed while answering.', { cause: error });
+    }
+    const inputTokens = usage?.promptTokens ?? countMessageTokens(turn.messages);
+    const outputTokens = usage?.completionTokens ?? countTokens(content);
+    return this.settle(turn, { content, inputTokens, outputTokens, failure, aborted: signal.aborted });
+  }
+
+  private async settle(
+    turn: ChatTurn,
+    outcome: {
+      content: string;
+      inputTokens: number;
+      outputTokens: number;
+      failure?: ChatProviderError;
+      aborted: boolean;
+    },
+  ): Promise<ChatTurnResult> {
+    const { content, inputTokens, outputTokens, failure, aborted } = outcome;
+    const producedNothing = content === '' && (failure !== undefined || aborted);
+    const actual = producedNothing ? 0 : chatCost({ inputTokens, outputTokens, ...turn.model });
+    // Never more than reserved: the reservation is the promise made to the balance. Other
+    // tokenizers may count a little differently from ours.
+    const charged = Math.min(actual, turn.reserved);
+    const tokensUsed = inputTokens + outputTokens;
+
+    return this.ledger.transaction(async (tx) => {
+      const settled = await repo.settleChatRequest(tx, turn.requestId, {
+        status: failure ? 'FAILED' : 'COMPLETED',
+        charged,
+        inputTokens,
+        outputTokens,
+        errorMessage: failure ? failure.message : aborted ? 'stopped by the client' : null,
+      });
+      let balanceAfter: number | undefined;
+      let assistantMessage: Message | undefined;
+      if (settled) {
+        const release = turn.reserved - charged;
+        if (release > 0) {
+          const credited = await this.ledger.credit(
+            {
+              userId: turn.userId,
+              amount: release,
+              reason: 'chat_release',
+              reference: `chat_request:${turn.requestId}`,
+              idempotencyKey: `chat:${turn.requestId}:release`,
+            },
+            tx,
+          );
+          balanceAfter = credited.balanceAfter;
+        }
+        if (content !== '') {
+          const row = await repo.insertMessage(tx, {
+            conversationId: turn.conversationId,
+            role: 'assistant',
+            content,
+            model: turn.model.id,
+            tokensUsed,
+          });
+          assistantMessage = toMessageDto(row);
+        }
+        await repo.touchConversation(tx, turn.conversationId);
+      }
+      balanceAfter ??= (await balanceOf(tx, turn.userId)) ?? 0;
+      return {
+        content,
+        failure,
+        aborted,
+        billing: { inputTokens, outputTokens, cost: settled ? charged : 0 },
+        tokensUsed,
+        balanceAfter,
+        assistantMessage,
+      };
+    });
+  }
+
+  /**
+   * Crash recovery: a reservation still PENDING long after any stream could have ended
+   * belongs to a process that died. Its tokens go back; nothing is charged.
+   */
+  async releaseStale(before: Date): Promise<number> {
+    let released = 0;
+    for (const request of await repo.stalePendingRequests(this.db, before)) {
+      const done = await this.ledger.transaction(async (tx) => {
+        const settled = await repo.settleChatRequest(tx, request.id, {
+          status: 'FAILED',
+          charged: 0,
+          inputTokens: null,
+          outputTokens: null,
+          errorMessage: 'reservation released after the stream was lost',
+        });
+        if (!settled) return false;
+        await this.ledger.credit(
+          {
+            userId: request.userId,
+            amount: request.reserved,
+            reason: 'chat_release',
+            reference: `chat_request:${request.id}`,
+            idempotencyKey: `chat:${request.id}:release`,
+          },
+          tx,
+        );
+        return true;
+      });
+      if (done) released += 1;
+    }
+    return released;
+  }
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { chatModelSchema } from './chat';
+import { chatBillingSchema, chatContextInfoSchema } from './sse';
+
+/**
+ * SPEC section 3 "Conversation" and "Message" as they travel between the API and the
+ * browser, plus the rule that names a conversation after its first message.
+ */
+
+/** The title a conversation gets when it is created before anything was said. */
+export const NEW_CONVERSATION_TITLE = 'New Chat';
+export const CONVERSATION_TITLE_MAX_CHARS = 60;
+
+export const messageSchema = z.object({
+  id: z.number().int(),
+  role: z.enum(['user', 'assistant']),
+  content: z.string(),
+  model: z.string().nullable(),
+  tokensUsed: z.number().int().nullable(),
+  createdAt: z.string(),
+});
+export type Message = z.infer<typeof messageSchema>;
+
+export const conversationSummarySchema = z.object({
+  id: z.number().int(),
+  title: z.string(),
+  isDeleted: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
+
+export const conversationSchema = conversationSummarySchema.extend({ messages: z.array(messageSchema) });
+export type Conversation = z.infer<typeof conversationSchema>;
+
+export const conversationListSchema = z.array(conversationSummarySchema);
+
+/** Body of POST /llm/conversations: a blank or missing title gets the placeholder. */
+export const createConversationSchema = z
+  .object({
+    title: z.string({ error: 'Title must be text' }).trim().max(200, 'Title must be at most 200 characters').optional(),
+  })
+  .default({});
+
+/** GET /llm/models: models keyed by id and the default id (SPEC section 7). */
+export const modelListSchema = z.object({
+  models: z.record(z.string(), chatModelSchema),
+  default: z.string(),
+});
+export type ModelList = z.infer<typeof modelListSchema>;
+
+/** What the non-streaming chat calls answer with. */
+export const chatReplySchema = z.object({
+  conversationId: z.number().int(),
+  content: z.string(),
+  message: messageSchema,
+  tokensUsed: z.number().int().nonnegative(),
+  contextInfo: chatContextInfoSchema,
+  billing: chatBillingSchema,
+  balanceAfter: z.number().int().nonnegative(),
+});
+export type ChatReply = z.infer<typeof chatReplySchema>;
+
+export function isPlaceholderTitle(title: string): boolean {
+  return title.trim() === '' || title === NEW_CONVERSATION_TITLE;
+}
+
+/** The first message on one line, cut at a word boundary when it is long. */
+export function titleFromMessage(message: string): string {
+  const flat = message.replace(/\s+/g, ' ').trim();
+  const chars = Array.from(flat);
+  if (chars.length <= CONVERSATION_TITLE_MAX_CHARS) return flat || NEW_CONVERSATION_TITLE;
+  const cut = chars.slice(0, CONVERSATION_TITLE_MAX_CHARS - 1).join('');
+  const atSpace = cut.lastIndexOf(' ');
+  return `${(atSpace > CONVERSATION_TITLE_MAX_CHARS / 2 ? cut.slice(0, atSpace) : cut).trimEnd()}…`;
+}

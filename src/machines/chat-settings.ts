@@ -1,0 +1,85 @@
+import { assign, setup } from 'xstate';
+import { clampContextLimit, CONTEXT_TOKENS_LIMIT_DEFAULT } from '../domain/chat';
+
+export type ChatSettingsEvent =
+  | { type: 'SETTINGS.OPEN' }
+  | { type: 'SETTINGS.CLOSE' }
+  | { type: 'SETTINGS.MODEL'; model: string }
+  /** Raw value of the number input: non-numeric text is ignored, numbers are clamped. */
+  | { type: 'SETTINGS.CONTEXT_LIMIT'; value: unknown }
+  /** The model list arrived: a remembered model that is gone falls back to the default. */
+  | { type: 'MODELS.LOADED'; ids: string[]; defaultId: string };
+
+export interface ChatSettingsContext {
+  model: string | null;
+  contextTokensLimit: number;
+}
+
+/**
+ * SPEC section 2 "Chat settings modal" and section 5: the chosen model (remembered in
+ * browser storage by the injected `persistModel`) and the context token limit.
+ */
+export const chatSettingsMachine = setup({
+  types: {
+    context: {} as ChatSettingsContext,
+    events: {} as ChatSettingsEvent,
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- xstate takes the input type from it
+    input: {} as { storedModel?: string | null },
+  },
+  actions: {
+    persistModel: (_, _params: { model: string }) => {},
+    setModel: assign((_, params: { model: string }) => ({ model: params.model })),
+    setContextLimit: assign(({ context }, params: { value: unknown }) => ({
+      contextTokensLimit: clampContextLimit(params.value, context.contextTokensLimit),
+    })),
+  },
+  guards: {
+    modelUnavailable: ({ context }, params: { ids: string[] }) =>
+      context.model === null || !params.ids.includes(context.model),
+  },
+}).createMachine({
+  id: 'chatSettings',
+  context: ({ input }) => ({
+    model: input.storedModel ?? null,
+    contextTokensLimit: CONTEXT_TOKENS_LIMIT_DEFAULT,
+  }),
+  initial: 'closed',
+  states: {
+    closed: {
+      on: {
+        'SETTINGS.OPEN': 'open',
+        'SETTINGS.MODEL': {
+          actions: [
+            { type: 'setModel', params: ({ event }) => ({ model: event.model }) },
+            { type: 'persistModel', params: ({ event }) => ({ model: event.model }) },
+          ],
+        },
+        'SETTINGS.CONTEXT_LIMIT': {
+          actions: { type: 'setContextLimit', params: ({ event }) => ({ value: event.value }) },
+        },
+        'MODELS.LOADED': {
+          guard: { type: 'modelUnavailable', params: ({ event }) => ({ ids: event.ids }) },
+          actions: { type: 'setModel', params: ({ event }) => ({ model: event.defaultId }) },
+        },
+      },
+    },
+    open: {
+      on: {
+        'SETTINGS.CLOSE': 'closed',
+        'SETTINGS.MODEL': {
+          actions: [
+            { type: 'setModel', params: ({ event }) => ({ model: event.model }) },
+            { type: 'persistModel', params: ({ event }) => ({ model: event.model }) },
+          ],
+        },
+        'SETTINGS.CONTEXT_LIMIT': {
+          actions: { type: 'setContextLimit', params: ({ event }) => ({ value: event.value }) },
+        },
+        'MODELS.LOADED': {
+          guard: { type: 'modelUnavailable', params: ({ event }) => ({ ids: event.ids }) },
+          actions: { type: 'setModel', params: ({ event }) => ({ model: event.defaultId }) },
+        },
+      },
+    },
+  },
+});

@@ -1,0 +1,61 @@
+import ReactMarkdown, { type Components } from 'react-markdown';
+// The light build (sideEffects: false lets the bundler drop the rest of the package).
+import { PrismLight as SyntaxHighlighter } from 'react-syntax-highlighter';
+import bash from 'react-syntax-highlighter/dist/esm/languages/prism/bash';
+import css from 'react-syntax-highlighter/dist/esm/languages/prism/css';
+import javascript from 'react-syntax-highlighter/dist/esm/languages/prism/javascript';
+import json from 'react-syntax-highlighter/dist/esm/languages/prism/json';
+import python from 'react-syntax-highlighter/dist/esm/languages/prism/python';
+import sql from 'react-syntax-highlighter/dist/esm/languages/prism/sql';
+import tsx from 'react-syntax-highlighter/dist/esm/languages/prism/tsx';
+import typescript from 'react-syntax-highlighter/dist/esm/languages/prism/typescript';
+import oneLight from 'react-syntax-highlighter/dist/esm/styles/prism/one-light';
+
+// The light build with a handful of languages keeps the chat chunk small.
+const languages: Record<string, unknown> = { bash, css, javascript, json, python, sql, tsx, typescript };
+for (const [name, grammar] of Object.entries(languages)) SyntaxHighlighter.registerLanguage(name, grammar);
+const aliases: Record<string, string> = { js: 'javascript', ts: 'typescript', py: 'python', sh: 'bash', shell: 'bash' };
+
+const components: Components = {
+  h1: ({ children }) => <h1 className="mt-3 mb-2 text-xl font-bold">{children}</h1>,
+  h2: ({ children }) => <h2 className="mt-3 mb-2 text-lg font-bold">{children}</h2>,
+  h3: ({ children }) => <h3 className="mt-2 mb-1 text-base font-semibold">{children}</h3>,
+  p: ({ children }) => <p className="my-2 leading-relaxed">{children}</p>,
+  ul: ({ children }) => <ul className="my-2 list-disc pl-6">{children}</ul>,
+  ol: ({ children }) => <ol className="my-2 list-decimal pl-6">{children}</ol>,
+  blockquote: ({ children }) => (
+    <blockquote className="my-2 border-l-4 border-indigo-200 pl-3 text-slate-600 italic">{children}</blockquote>
+  ),
+  strong: ({ children }) => <strong className="font-semibold">{children}</strong>,
+  em: ({ children }) => <em className="italic">{children}</em>,
+  a: ({ href, children }) => (
+    <a href={href} target="_blank" rel="noopener noreferrer" className="text-indigo-600 underline">
+      {children}
+    </a>
+  ),
+  pre: ({ children }) => <>{children}</>,
+  code: ({ className, children }) => {
+    const match = /language-([\w-]+)/.exec(className ?? '');
+    const text = String(children as string).replace(/\n$/, '');
+    if (!match && !text.includes('\n')) {
+      return <code className="rounded bg-slate-100 px-1 py-0.5 font-mono text-[0.9em] text-pink-700">{children}</code>;
+    }
+    const language = match ? (aliases[match[1] ?? ''] ?? match[1]) : undefined;
+    return (
+      <div
+        data-testid="code-block"
+        data-language={language ?? 'text'}
+        className="my-2 overflow-hidden rounded-lg text-sm"
+      >
+        <SyntaxHighlighter language={language} style={oneLight} customStyle={{ margin: 0 }}>
+          {text}
+        </SyntaxHighlighter>
+      </div>
+    );
+  },
+};
+
+/** Assistant replies: markdown without raw HTML (react-markdown never renders it). */
+export function Markdown({ text }: { text: string }) {
+  return <ReactMarkdown components={components}>{text}</ReactMarkdown>;
+}

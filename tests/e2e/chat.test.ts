@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, screenshot, signIn } from './browser';
+
+describe('AI chat in Chromium', () => {
+  const baseUrl = inject('baseUrl');
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser.close();
+  });
+
+  it('sends a first message, streams a markdown reply with highlighted code, bills it, survives a reload, stops and deletes', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US' });
+    await context.addInitScript(() => localStorage.setItem('language', 'en'));
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/chat`);
+    await page.waitForURL(/\/login/);
+    await signIn(page, 'e2e-chat@example.com');
+    await page.waitForURL(/\/chat$/);
+    await page.getByTestId('chat-empty').waitFor();
+    expect(await page.getByText('No conversation selected').isVisible()).toBe(true);
+    const balance = page.getByTestId('token-balance');
+    expect(await balance.textContent()).toBe('50 tokens');
+    expect(await page.getByTestId('config-bar').textContent()).toContain('Offline assistant');
+
+    const input = page.getByTestId('chat-input');
+    expect(await page.getByTestId('chat-send').isDisabled()).toBe(true);
+    await input.fill('Show me a TypeScript code example');
+    await input.press('Enter');
+    await page.waitForURL(/\/chat\/\d+$/);
+    await page.getByTestId('ai-sending').waitFor();
+    expect(await page.getByText('AI sending...').isVisible()).toBe(true);
+    await page.getByTestId('cursor').waitFor();
+    // The reply completes: the cursor goes, the meta line (model and HH:MM) appears.
+    await page.getByTestId('message-meta').waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('message-meta').textContent()).toMatch(/^Offline assistant · \d{2}:\d{2}$/);
+    const reply = page.getByTestId('assistant-markdown').last();
+    expect(await reply.locator('h2').first().textContent()).toBe('Offline assistant');
+    expect(await reply.locator('strong').first().isVisible()).toBe(true);
+    expect(await reply.locator('ul li').count()).toBeGreaterThan(2);
+    expect(await reply.locator('blockquote').isVisible()).toBe(true);
+    const code = reply.getByTestId('code-block');
+    expect(await code.getAttribute('data-language')).toBe('typescript');
+    // Highlighted: coloured token spans (inline styles of the Prism light build).
+    expect(await code.locator('code span[style*="color"]').count()).toBeGreaterThan(3);
+    expect(await input.inputValue()).toBe('');
+    await expect.poll(() => balance.textContent()).not.toBe('50 tokens');
+    const afterFirst = await balance.textContent();
+    expect(await page.getByTestId('conversation-list').textContent()).toContain('Show me a TypeScript code example');
+    await screenshot(page, 'chat');
+
+    // A reload keeps the history.
+    const url = page.url();
+    await page.reload();
+    await page.getByTestId('message-assistant').waitFor();
+    expect(page.url()).toBe(url);
+    expect(await page.getByTestId('message-user').count()).toBe(1);
+    expect(await page.getByTestId('code-block').count()).toBe(1);
+
+    // Stop mid-reply: the partial reply stays, the button returns to Send.
+    await input.fill('Tell me more, please');
+    await page.getByTestId('chat-send').click();
+    await page.getByTestId('chat-stop').waitFor();
+    await page.getByTestId('cursor').waitFor();
+    await page.waitForTimeout(400);
+    await page.getByTestId('chat-stop').click();
+    await page.getByTestId('chat-send').waitFor();
+    expect(await page.getByTestId('message-assistant').count()).toBe(2);
+    await expect.poll(() => balance.textContent(), { timeout: 5000 }).not.toBe(afterFirst);
+
+    // The settings modal: model options with prices, the context limit, closed by the button.
+    await page.getByTestId('chat-settings').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    expect(await dialog.getByTestId('model-select').textContent()).toContain(
+      'Offline assistant (1000/2000 per 1M tokens)',
+    );
+    expect(await dialog.getByText('1000 tokens is roughly 750 words.').isVisible()).toBe(true);
+    await dialog.getByTestId('context-limit').fill('1234');
+    await dialog.getByTestId('context-limit').press('Enter');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.getByTestId('config-bar').textContent()).toContain('Context: 1200 tokens');
+
+    // A route id that is not a whole number goes back to /chat.
+    await page.goto(`${baseUrl}/chat/abc`);
+    await page.waitForURL(`${baseUrl}/chat`);
+    await page.goto(`${baseUrl}/chat/99999`);
+    await page.getByTestId('conversation-not-found').waitFor();
+
+    // Delete the open conversation, confirmed: back to /chat.
+    await page.goto(url);
+    await page.getByTestId('message-assistant').first().waitFor();
+    await page.getByTestId('delete-conversation').first().click();
+    await page.getByText('Are you sure you want to delete this conversation?').waitFor();
+    await page.getByTestId('confirm-delete').click();
+    await page.waitForURL(`${baseUrl}/chat`);
+    await page.getByTestId('chat-empty').waitFor();
+    expect(await page.getByTestId('conversation-link').count()).toBe(0);
+    await context.close();
+  });
+
+  it('collapses the sidebar on a phone and speaks Russian by default', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/chat`);
+    await page.waitForURL(/\/login/);
+    await page.getByTestId('google-sign-in').waitFor();
+    await signIn(page, 'e2e-chat-mobile');
+    await page.waitForURL(/\/chat$/);
+    await page.getByTestId('chat-empty').waitFor();
+    expect(await page.getByTestId('new-chat').isVisible()).toBe(false);
+    expect(await page.getByText('Enter — отправить').isVisible()).toBe(true);
+    await page.getByTestId('chat-input').fill('Привет');
+    await page.getByTestId('chat-send').click();
+    await page.getByTestId('message-meta').waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Показать разговоры' }).click();
+    await page.getByRole('dialog').getByTestId('new-chat').waitFor();
+    await screenshot(page, 'chat-mobile');
+    await context.close();
+  });
+});

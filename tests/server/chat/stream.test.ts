@@ -1,0 +1,333 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { chatRequests, messages } from '../../../server/db/schema';
+import { countMessageTokens, countTokens } from '../../../server/providers/chat/tokens';
+import { createSseLineParser, encodeSseData, SSE_DONE, type SseLineEvent } from '../../../src/domain/sse';
+import { startFakeOpenAi, type FakeOpenAi } from '../providers/chat/fake-openai';
+import { startTestApp, step, testDatabases, type TestApp } from '../helpers';
+import {
+  balanceOf,
+  expectLedgerConsistent,
+  lastRequestOf,
+  newConversation,
+  post,
+  signInPerson,
+  stream,
+  until,
+  type Person,
+} from './helpers';
+
+// 0.1 app token per input token, 1 per output token: small replies give visible, exact sums.
+const MODELS = [
+  { id: 'gpt-4o', name: 'GPT-4o', description: 'test', inputCostPer1M: 100_000, outputCostPer1M: 1_000_000 },
+  { id: 'gpt-4o-mini', name: 'GPT-4o Mini', inputCostPer1M: 10_000, outputCostPer1M: 100_000 },
+];
+const body = (message: string, extra: Record<string, unknown> = {}) => ({
+  message,
+  model: 'gpt-4o',
+  maxTokens: 50,
+  contextTokensLimit: 500,
+  ...extra,
+});
+
+describe.each(testDatabases())('chat stream through an OpenAI-compatible service on $name', (kind) => {
+  let fake: FakeOpenAi;
+  let app: TestApp;
+  let anna: Person;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAi();
+    app = await startTestApp(kind, {
+      OPENAI_API_KEY: 'sk-test-key',
+      OPENAI_BASE_URL: fake.baseURL,
+      OPENAI_MODELS: JSON.stringify(MODELS),
+      OPENAI_MAX_RETRIES: '0',
+      CHAT_HEARTBEAT_MS: '40',
+    });
+    anna = await signInPerson(app, 'anna-chat@example.com', 1000);
+  });
+  afterAll(async () => {
+    await app.close();
+    await fake.close();
+  });
+  beforeEach(async () => {
+    fake.setBehaviour({});
+    return async () => {
+      await expectLedgerConsistent(app, anna.id);
+    };
+  });
+
+  it('lists the configured models with their prices and a default', async () => {
+    const response = await step(anna.jar, `${app.url}/llm/models`);
+    const json = (await response.json()) as { data: { models: Record<string, unknown>; default: string } };
+    expect(json.data.default).toBe('gpt-4o');
+    expect(json.data.models['gpt-4o-mini']).toEqual({
+      id: 'gpt-4o-mini',
+      name: 'GPT-4o Mini',
+      description: '',
+      maxTokens: 128000,
+      inputCostPer1M: 10_000,
+      outputCostPer1M: 100_000,
+      isStreamingAllowed: true,
+    });
+  });
+
+  it('streams content frames, then the billing frame and [DONE], byte for byte; bills the reported usage', async () => {
+    const id = await newConversation(app, anna);
+    const before = await balanceOf(app, anna.id);
+    const result = await stream(app, anna, id, body('Say hello'));
+    expect(result.status).toBe(200);
+    expect(result.contentType).toBe('text/event-stream; charset=utf-8');
+    // fake: 7 chunks of 4 characters, usage prompt 11 / completion 7 -> ceil(1.1 + 7) = 9.
+    const cost = 9;
+    const request = await lastRequestOf(app, anna.id);
+    const saved = await app.database.db.select().from(messages).where(eq(messages.conversationId, id));
+    const expected =
+      ['Hell', 'o fr', 'om t', 'he f', 'ake ', 'mode', 'l.'].map((content) => encodeSseData({ content })).join('') +
+      encodeSseData({
+        isComplete: true,
+        tokensUsed: 18,
+        contextInfo: {
+          messagesIncluded: 1,
+          tokensIncluded: countMessageTokens([{ role: 'user', content: 'Say hello' }]) - 3,
+          contextTokensLimit: 500,
+        },
+        billing: { inputTokens: 11, outputTokens: 7, cost },
+        balanceAfter: before - cost,
+        conversationId: id,
+        messageId: saved[1]?.id,
+      }) +
+      SSE_DONE;
+    expect(result.raw).toBe(expected);
+    expect(await balanceOf(app, anna.id)).toBe(before - cost);
+    expect(request).toMatchObject({ status: 'COMPLETED', charged: cost, inputTokens: 11, outputTokens: 7 });
+    expect(saved.map((m) => [m.role, m.content, m.model, m.tokensUsed])).toEqual([
+      ['user', 'Say hello', null, null],
+      ['assistant', 'Hello from the fake model.', 'gpt-4o', 18],
+    ]);
+    // The upstream request asked for usage and for at most maxTokens.
+    expect(fake.requests.at(-1)?.body).toMatchObject({
+      model: 'gpt-4o',
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'Say hello' }],
+    });
+  });
+
+  it('reads the same events whatever way the network cuts the bytes (client parser)', async () => {
+    const id = await newConversation(app, anna);
+    const result = await stream(app, anna, id, body('Привет, как дела? 👋'));
+    const whole = result.events;
+    expect(whole.at(-1)).toEqual({ type: 'done' });
+    for (let cut = 1; cut < result.bytes.length; cut += 7) {
+      const parser = createSseLineParser();
+      const events: SseLineEvent[] = [
+        ...parser.push(result.bytes.slice(0, cut)),
+        ...parser.push(result.bytes.slice(cut)),
+        ...parser.end(),
+      ];
+      expect(events).toEqual(whole);
+    }
+    const parser = createSseLineParser();
+    const byByte = [...result.bytes].flatMap((b) => parser.push(new Uint8Array([b])));
+    expect([...byByte, ...parser.end()]).toEqual(whole);
+  });
+
+  it('counts the tokens itself when the service sends no usage, and ignores comment lines', async () => {
+    fake.setBehaviour({ usage: 'never', comments: true, reply: 'Counted locally by us.' });
+    const id = await newConversation(app, anna);
+    const before = await balanceOf(app, anna.id);
+    const result = await stream(app, anna, id, body('Count it'));
+    const final = result.data.at(-1) as { billing: { inputTokens: number; outputTokens: number; cost: number } };
+    const inputTokens = countMessageTokens([{ role: 'user', content: 'Count it' }]);
+    const outputTokens = countTokens('Counted locally by us.');
+    expect(
+      result.data
+        .slice(0, -1)
+        .map((d) => d.content)
+        .join(''),
+    ).toBe('Counted locally by us.');
+    expect(final.billing).toEqual({
+      inputTokens,
+      outputTokens,
+      cost: Math.ceil(inputTokens * 0.1 + outputTokens - 1e-9),
+    });
+    expect(await balanceOf(app, anna.id)).toBe(before - final.billing.cost);
+  });
+
+  it('bills the usage the service sends even unasked', async () => {
+    fake.setBehaviour({ usage: 'always', usageTokens: { prompt_tokens: 20, completion_tokens: 3 } });
+    const id = await newConversation(app, anna);
+    const result = await stream(app, anna, id, body('Hi'));
+    expect((result.data.at(-1) as { billing: unknown }).billing).toEqual({ inputTokens: 20, outputTokens: 3, cost: 5 });
+  });
+
+  it('turns an error before streaming into an SSE error line and bills nothing', async () => {
+    fake.setBehaviour({ errorBeforeStream: { status: 500, message: 'boom' } });
+    const id = await newConversation(app, anna);
+    const before = await balanceOf(app, anna.id);
+    const result = await stream(app, anna, id, body('Fail please'));
+    expect(result.status).toBe(200);
+    expect(result.data).toHaveLength(1);
+    expect(result.data[0]).toMatchObject({
+      error: 'upstream',
+      message: 'The language model service failed to answer. Please try again later. Details: boom',
+      billing: { cost: 0 },
+      balanceAfter: before,
+    });
+    expect(result.raw.endsWith(SSE_DONE)).toBe(true);
+    expect(await balanceOf(app, anna.id)).toBe(before);
+    expect(await lastRequestOf(app, anna.id)).toMatchObject({ status: 'FAILED', charged: 0 });
+  });
+
+  it('tells the user the service is busy on a 429', async () => {
+    fake.setBehaviour({ errorBeforeStream: { status: 429, message: 'Rate limit reached', retryAfter: '60' } });
+    const id = await newConversation(app, anna);
+    const before = await balanceOf(app, anna.id);
+    const result = await stream(app, anna, id, body('Too fast'));
+    expect(result.data[0]?.message).toMatch(/^The language model service is busy\. Please try again later\./);
+    expect(await balanceOf(app, anna.id)).toBe(before);
+  });
+
+  it('bills only what arrived when the service fails mid-stream, and keeps the partial reply', async () => {
+    fake.setBehaviour({ usage: 'never', errorMidStream: { afterChunks: 2, message: 'upstream overloaded' } });
+    const id = await newConversation(app, anna);
+    const before = await balanceOf(app, anna.id);
+    const result = await stream(app, anna, id, body('Break midway'));
+    expect(result.data.slice(0, 2)).toEqual([{ content: 'Hell' }, { content: 'o fr' }]);
+    expect(result.data[2]).toMatchObject({ error: 'stream' });
+    expect(String(result.data[2]?.message)).toContain('upstream overloaded');
+    const inputTokens = countMessageTokens([{ role: 'user', content: 'Break midway' }]);
+    const cost = Math.ceil(inputTokens * 0.1 + countTokens('Hello fr') - 1e-9);
+    expect(await balanceOf(app, anna.id)).toBe(before - cost);
+    const saved = await app.database.db.select().from(messages).where(eq(messages.conversationId, id));
+    expect(saved.map((m) => m.content)).toEqual(['Break midway', 'Hello fr']);
+    expect(await lastRequestOf(app, anna.id)).toMatchObject({ status: 'FAILED', charged: cost });
+  });
+
+  it('sends heartbeat comments while the first token is slow', async () => {
+    fake.setBehaviour({ firstChunkDelayMs: 250 });
+    const id = await newConversation(app, anna);
+    const result = await stream(app, anna, id, body('Take your time'));
+    const firstData = result.raw.indexOf('data: ');
+    expect(result.raw.slice(0, firstData)).toContain(': keep-alive\n\n');
+    expect(result.data.at(-1)).toMatchObject({ isComplete: true });
+  });
+
+  it('aborts the upstream request when the client disconnects and bills only the tokens produced', async () => {
+    fake.setBehaviour({ usage: 'never', reply: 'x '.repeat(200), chunkSize: 2, chunkDelayMs: 30 });
+    const id = await newConversation(app, anna);
+    const before = await balanceOf(app, anna.id);
+    const requestsBefore = fake.requests.length;
+    const controller = new AbortController();
+    const response = await fetch(`${app.url}/llm/conversations/${id}/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: app.url, cookie: anna.jar.header() },
+      body: JSON.stringify(body('Talk a lot')),
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    let text = '';
+    while ((text.match(/"content"/g) ?? []).length < 3) {
+      const { value } = await reader.read();
+      text += new TextDecoder().decode(value);
+    }
+    controller.abort();
+    await fake.waitForRequests(requestsBefore + 1);
+    const upstream = fake.requests.at(-1)!;
+    await upstream.settled;
+    expect(upstream.aborted).toBe(true);
+    const settled = await until(async () => {
+      const r = await lastRequestOf(app, anna.id);
+      return r?.status === 'PENDING' ? undefined : r;
+    });
+    const saved = await until(async () => {
+      const rows = await app.database.db.select().from(messages).where(eq(messages.conversationId, id));
+      return rows.length === 2 ? rows : undefined;
+    });
+    const partial = saved[1]?.content ?? '';
+    expect(partial.length).toBeGreaterThanOrEqual(6);
+    expect(partial.length).toBeLessThan(400);
+    const cost = Math.ceil(
+      countMessageTokens([{ role: 'user', content: 'Talk a lot' }]) * 0.1 + countTokens(partial) - 1e-9,
+    );
+    expect(settled).toMatchObject({ status: 'COMPLETED', charged: cost, outputTokens: countTokens(partial) });
+    expect(await balanceOf(app, anna.id)).toBe(before - cost);
+  });
+
+  it('answers the non-streaming calls with the whole reply and the same billing fields', async () => {
+    const before = await balanceOf(app, anna.id);
+    const first = await post(app, anna, '/llm/chat', { message: 'One shot', model: 'gpt-4o-mini' });
+    expect(first.status).toBe(200);
+    const reply = ((await first.json()) as { data: Record<string, unknown> }).data as {
+      conversationId: number;
+      content: string;
+      billing: { cost: number };
+      balanceAfter: number;
+      message: { role: string; model: string };
+    };
+    expect(reply.content).toBe('Hello from the fake model.');
+    expect(reply.message).toMatchObject({ role: 'assistant', model: 'gpt-4o-mini' });
+    expect(reply.billing.cost).toBe(1);
+    expect(reply.balanceAfter).toBe(before - 1);
+    const conv = (await (await step(anna.jar, `${app.url}/llm/conversations/${reply.conversationId}`)).json()) as {
+      data: { title: string; messages: unknown[] };
+    };
+    expect(conv.data.title).toBe('One shot');
+    expect(conv.data.messages).toHaveLength(2);
+    const second = await post(app, anna, `/llm/conversations/${reply.conversationId}/chat`, body('Again'));
+    expect(second.status).toBe(200);
+    fake.setBehaviour({ errorBeforeStream: { status: 503, message: 'down' } });
+    const failed = await post(app, anna, `/llm/conversations/${reply.conversationId}/chat`, body('Down?'));
+    expect(failed.status).toBe(502);
+    expect(((await failed.json()) as { message: string }).message).toMatch(/failed to answer/);
+  });
+
+  it('refuses with 402 before streaming when not even the smallest reply is covered', async () => {
+    const poor = await signInPerson(app, `poor-${kind.name}@example.com`);
+    await app.services.ledger.charge(
+      { userId: poor.id, amount: 49, reason: 'generation_charge', idempotencyKey: `spend-${kind.name}` },
+      () => 'x',
+    );
+    const id = await newConversation(app, poor);
+    const response = await post(app, poor, `/llm/conversations/${id}/stream`, body('Hello?'));
+    expect(response.status).toBe(402);
+    expect(response.headers.get('content-type')).toContain('application/json');
+    const json = (await response.json()) as { code: string; message: string };
+    expect(json.code).toBe('INSUFFICIENT_TOKENS');
+    expect(json.message).toMatch(/^Insufficient tokens\. Need \d+ tokens but only have 1$/);
+    expect(await balanceOf(app, poor.id)).toBe(1);
+    const rows = await app.database.db.select().from(chatRequests).where(eq(chatRequests.userId, poor.id));
+    expect(rows).toHaveLength(0);
+    await expectLedgerConsistent(app, poor.id);
+  });
+
+  it('lowers the reply limit to what the balance covers instead of refusing', async () => {
+    const modest = await signInPerson(app, `modest-${kind.name}@example.com`);
+    const id = await newConversation(app, modest);
+    const result = await stream(app, modest, id, body('Hi', { maxTokens: 2000 }));
+    expect(result.data.at(-1)).toMatchObject({ isComplete: true });
+    const sent = fake.requests.at(-1)?.body as { max_tokens: number };
+    expect(sent.max_tokens).toBeLessThan(50);
+    expect(sent.max_tokens).toBeGreaterThan(40);
+    await expectLedgerConsistent(app, modest.id);
+  });
+
+  it('releases a reservation left pending by a crash', async () => {
+    const id = await newConversation(app, anna);
+    const before = await balanceOf(app, anna.id);
+    const turn = await app.services.chat.begin(anna.id, id, {
+      message: 'lost',
+      model: 'gpt-4o',
+      maxTokens: 50,
+      contextTokensLimit: 500,
+    });
+    expect(await balanceOf(app, anna.id)).toBe(before - turn.reserved);
+    expect(await app.services.chat.releaseStale(new Date(Date.now() - 60_000))).toBe(0);
+    expect(await app.services.chat.releaseStale(new Date(Date.now() + 1000))).toBe(1);
+    expect(await balanceOf(app, anna.id)).toBe(before);
+    expect(await app.services.chat.releaseStale(new Date(Date.now() + 1000))).toBe(0);
+    expect(await lastRequestOf(app, anna.id)).toMatchObject({ status: 'FAILED', charged: 0 });
+  });
+});
