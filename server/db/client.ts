@@ -34,6 +34,11 @@ export type DatabaseOptions =
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    // An idle connection the server drops (restart, failover, a dropped database) is
+    // reported here; without a listener it would crash the process. The pool replaces it.
+    pool.on('error', (error) => {
+      console.warn(`[db] idle PostgreSQL connection lost: ${error.message}`);
+    });
     const db = drizzleNodePg(pool, { schema });
     await migrateNodePg(db, { migrationsFolder });
     return { db, kind: 'postgres', close: () => pool.end() };
