@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, lt, ne } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { chatRequests, conversations, messages } from '../db/schema';
 
@@ -49,6 +49,20 @@ export async function touchConversation(db: Executor, id: number, title?: string
 
 export async function listMessages(db: Executor, conversationId: number): Promise<MessageRow[]> {
   return db.select().from(messages).where(eq(messages.conversationId, conversationId)).orderBy(asc(messages.id));
+}
+
+/**
+ * The newest non-empty messages, oldest first: at most `count`, enough for any context
+ * budget since every message costs at least a few tokens of framing.
+ */
+export async function listRecentMessages(db: Executor, conversationId: number, count: number): Promise<MessageRow[]> {
+  const rows = await db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.conversationId, conversationId), ne(messages.content, '')))
+    .orderBy(desc(messages.id))
+    .limit(count);
+  return rows.reverse();
 }
 
 export async function insertMessage(

@@ -14,7 +14,7 @@ import type { Db } from '../db/client';
 import { AppError } from '../errors';
 import { balanceOf } from '../ledger/repository';
 import type { LedgerService } from '../ledger/service';
-import { countMessageTokens, countTokens, trimHistory } from '../providers/chat/tokens';
+import { countMessageTokens, countTokens, MIN_TOKENS_PER_MESSAGE, trimHistory } from '../providers/chat/tokens';
 import { ChatProviderError, isChatProviderError, type ChatEngine, type ChatMessageIn } from '../providers/chat/types';
 import { modelListOf } from './models';
 import * as repo from './repository';
@@ -157,9 +157,13 @@ export class ChatService {
         // row first and the conversation row after, so they cannot deadlock.
         conversation = await repo.findConversation(tx, userId, conversationId);
         if (!conversation) throw new AppError('NOT_FOUND', CONVERSATION_NOT_FOUND);
-        history = (await repo.listMessages(tx, conversationId))
-          .filter((m) => m.content !== '')
-          .map((m) => ({ role: m.role, content: m.content }));
+        // Only as many of the newest messages as the context budget could ever hold:
+        // a long conversation must not make every reply slower.
+        const fits = Math.ceil(body.contextTokensLimit / MIN_TOKENS_PER_MESSAGE) + 1;
+        history = (await repo.listRecentMessages(tx, conversationId, fits)).map((m) => ({
+          role: m.role,
+          content: m.content,
+        }));
       }
       const { messages, contextInfo } = trimHistory(
         history,

@@ -22,6 +22,9 @@ const roleTokens: Record<ChatMessageIn['role'], number> = {
   assistant: countEncodedTokens('assistant'),
 };
 
+/** A lower bound of what one message costs (framing and role), whatever its text. */
+export const MIN_TOKENS_PER_MESSAGE = TOKENS_PER_MESSAGE + Math.min(...Object.values(roleTokens));
+
 export function countTokens(text: string): number {
   return text === '' ? 0 : countEncodedTokens(text, PLAIN_TEXT);
 }
