@@ -7,7 +7,6 @@ import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { sql } from 'drizzle-orm';
 import { ZodError } from 'zod';
 import { errorCatalogue, type ErrorBody, type ErrorCode } from '../src/domain/errors';
 import { spaRoutePatterns } from '../src/domain/routes';
@@ -183,7 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   server.get('/healthz', async (request, reply) => {
     try {
-      await database.db.execute(sql`select 1`);
+      await database.ping();
       return { status: 'ok', database: database.kind };
     } catch (error) {
       request.log.error({ err: error }, 'health check failed');

@@ -8,6 +8,7 @@ import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema';
 
@@ -20,6 +21,8 @@ export type Executor = Db | Tx;
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /** Throws unless the database answers (the health check). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -41,11 +44,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     });
     const db = drizzleNodePg(pool, { schema });
     await migrateNodePg(db, { migrationsFolder });
-    return { db, kind: 'postgres', close: () => pool.end() };
+    return { db, kind: 'postgres', ping: () => ping(db), close: () => pool.end() };
   }
   if (options.dataDir) await fs.mkdir(options.dataDir, { recursive: true });
   const client = await PGlite.create(options.dataDir);
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
-  return { db, kind: 'pglite', close: () => client.close() };
+  return { db, kind: 'pglite', ping: () => ping(db), close: () => client.close() };
+}
+
+async function ping(db: Db): Promise<void> {
+  await db.execute(sql`select 1`);
 }

@@ -44,41 +44,31 @@ export const chatSettingsMachine = setup({
     contextTokensLimit: CONTEXT_TOKENS_LIMIT_DEFAULT,
   }),
   initial: 'closed',
+  // The settings change the same way whether the dialog is open or closed.
+  on: {
+    'SETTINGS.MODEL': {
+      actions: [
+        { type: 'setModel', params: ({ event }) => ({ model: event.model }) },
+        { type: 'persistModel', params: ({ event }) => ({ model: event.model }) },
+      ],
+    },
+    'SETTINGS.CONTEXT_LIMIT': {
+      actions: { type: 'setContextLimit', params: ({ event }) => ({ value: event.value }) },
+    },
+    'MODELS.LOADED': {
+      guard: { type: 'modelUnavailable', params: ({ event }) => ({ ids: event.ids }) },
+      actions: { type: 'setModel', params: ({ event }) => ({ model: event.defaultId }) },
+    },
+  },
   states: {
     closed: {
       on: {
         'SETTINGS.OPEN': 'open',
-        'SETTINGS.MODEL': {
-          actions: [
-            { type: 'setModel', params: ({ event }) => ({ model: event.model }) },
-            { type: 'persistModel', params: ({ event }) => ({ model: event.model }) },
-          ],
-        },
-        'SETTINGS.CONTEXT_LIMIT': {
-          actions: { type: 'setContextLimit', params: ({ event }) => ({ value: event.value }) },
-        },
-        'MODELS.LOADED': {
-          guard: { type: 'modelUnavailable', params: ({ event }) => ({ ids: event.ids }) },
-          actions: { type: 'setModel', params: ({ event }) => ({ model: event.defaultId }) },
-        },
       },
     },
     open: {
       on: {
         'SETTINGS.CLOSE': 'closed',
-        'SETTINGS.MODEL': {
-          actions: [
-            { type: 'setModel', params: ({ event }) => ({ model: event.model }) },
-            { type: 'persistModel', params: ({ event }) => ({ model: event.model }) },
-          ],
-        },
-        'SETTINGS.CONTEXT_LIMIT': {
-          actions: { type: 'setContextLimit', params: ({ event }) => ({ value: event.value }) },
-        },
-        'MODELS.LOADED': {
-          guard: { type: 'modelUnavailable', params: ({ event }) => ({ ids: event.ids }) },
-          actions: { type: 'setModel', params: ({ event }) => ({ model: event.defaultId }) },
-        },
       },
     },
   },

@@ -218,10 +218,11 @@ export function describeModel<TMachine extends AnyStateMachine>(name: string, sp
       const visited = new Set<string>();
       const taken = new Set<string>();
       for (const { path, event } of transitions) {
-        const before = activeStateIds(spec.machine.id, path.state.value as never);
+        // The root is always active: transitions declared on the machine itself count too.
+        const before = [spec.machine.id, ...activeStateIds(spec.machine.id, path.state.value as never)];
         before.forEach((id) => visited.add(id));
         const next = getNextSnapshot(spec.machine, path.state as never, event as never) as AnyMachineSnapshot;
-        const after = activeStateIds(spec.machine.id, next.value as never);
+        const after = [spec.machine.id, ...activeStateIds(spec.machine.id, next.value as never)];
         after.forEach((id) => visited.add(id));
         for (const source of before) taken.add(`${source}|${event.type}|${after.join(',')}`);
       }
