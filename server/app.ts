@@ -173,7 +173,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   startReconciler(server, images, config.GENERATION_RECONCILE_INTERVAL_MS);
 
   const chatSetup = deps.chat ?? chatSetupFor(config);
-  const chat = new ChatService(database.db, ledger, chatSetup.engine, chatSetup.models);
+  const chat = new ChatService(database.db, chatSetup.engine, chatSetup.models);
   chatRoutes(server, { config, auth, chat });
   startChatReconciler(server, chat, {
     intervalMs: config.CHAT_RECONCILE_INTERVAL_MS,

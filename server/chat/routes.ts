@@ -109,10 +109,12 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
 
   server.post('/llm/chat', { ...guard, schema: { body: chatBodySchema } }, async (request, reply) => {
     const { conversationId, ...body } = request.body;
+    const user = currentUser(request);
     const turn = await chat.begin(
-      currentUser(request).id,
+      user.id,
       conversationId === undefined ? undefined : existingId(conversationId),
       body,
+      user.tokensAmount,
     );
     return answerWhole(request, reply, turn);
   });
@@ -121,7 +123,8 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
     '/llm/conversations/:id/chat',
     { ...guard, schema: { params: idParams, body: chatStreamRequestSchema } },
     async (request, reply) => {
-      const turn = await chat.begin(currentUser(request).id, existingId(request.params.id), request.body);
+      const user = currentUser(request);
+      const turn = await chat.begin(user.id, existingId(request.params.id), request.body, user.tokensAmount);
       return answerWhole(request, reply, turn);
     },
   );
@@ -132,7 +135,8 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
     async (request, reply) => {
       // Everything that can be refused (input, ownership, balance) is refused here, as a
       // normal JSON error, before the first byte of the event stream.
-      const turn = await chat.begin(currentUser(request).id, existingId(request.params.id), request.body);
+      const user = currentUser(request);
+      const turn = await chat.begin(user.id, existingId(request.params.id), request.body, user.tokensAmount);
       const res = reply.raw;
       const controller = abortOnDisconnect(reply);
       reply.hijack();
@@ -150,7 +154,13 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
       const write = async (frame: string): Promise<void> => {
         if (res.destroyed || res.writableEnded) return;
         lastWrite = Date.now();
-        if (!res.write(frame)) {
+        // Node holds a response's writes until the next tick to batch them; a burst of
+        // chunks followed by in-process database work (PGlite) would then hold the first
+        // token back until settlement. Corking ourselves makes the uncork send it now.
+        res.cork();
+        const flushed = res.write(frame);
+        res.uncork();
+        if (!flushed) {
           // A slow reader holds the engine back instead of piling frames up in memory.
           await new Promise<void>((resolve) => {
             const done = () => {

@@ -1,6 +1,5 @@
 import { chatCost, worstCaseCost, type ChatStreamRequest } from '../../src/domain/chat';
 import {
-  isPlaceholderTitle,
   NEW_CONVERSATION_TITLE,
   titleFromMessage,
   type Conversation,
@@ -12,9 +11,13 @@ import type { ChatBilling, ChatContextInfo } from '../../src/domain/sse';
 import type { ConfiguredChatModel } from '../config';
 import type { Db } from '../db/client';
 import { AppError } from '../errors';
-import { balanceOf } from '../ledger/repository';
-import type { LedgerService } from '../ledger/service';
-import { countMessageTokens, countTokens, MIN_TOKENS_PER_MESSAGE, trimHistory } from '../providers/chat/tokens';
+import {
+  countMessageTokens,
+  countTokens,
+  MIN_TOKENS_PER_MESSAGE,
+  promptTokensBound,
+  trimHistory,
+} from '../providers/chat/tokens';
 import { ChatProviderError, isChatProviderError, type ChatEngine, type ChatMessageIn } from '../providers/chat/types';
 import { modelListOf } from './models';
 import * as repo from './repository';
@@ -30,7 +33,6 @@ export interface ChatTurn {
   maxTokens: number;
   reserved: number;
   contextInfo: ChatContextInfo;
-  userMessage: Message;
 }
 
 export interface ChatTurnResult {
@@ -101,7 +103,6 @@ export class ChatService {
 
   constructor(
     private readonly db: Db,
-    private readonly ledger: LedgerService,
     private readonly engine: ChatEngine,
     private readonly models: readonly ConfiguredChatModel[],
   ) {
@@ -141,86 +142,80 @@ export class ChatService {
   }
 
   /**
-   * Validates, trims the history and reserves the worst case in one transaction together
-   * with the PENDING request row and the user's message. Nothing is stored when it throws.
-   * `conversationId` undefined starts a new conversation named after the message.
+   * Validates, trims the history and reserves the worst case; nothing is stored when it
+   * throws. `conversationId` undefined starts a new conversation named after the message.
+   *
+   * When `balanceHint` (the balance as the session lookup saw it) covers the full reply
+   * at the largest prompt the context limit allows, one atomic statement checks the
+   * conversation, reserves that bound, stores the message and returns the history, and
+   * settlement later charges the exact cost. Otherwise, or if the balance moved, the
+   * history is read first and the reservation is the exact worst case, lowered to what
+   * the balance covers.
    */
-  async begin(userId: number, conversationId: number | undefined, body: ChatStreamRequest): Promise<ChatTurn> {
+  async begin(
+    userId: number,
+    conversationId: number | undefined,
+    body: ChatStreamRequest,
+    balanceHint?: number,
+  ): Promise<ChatTurn> {
     const model = this.modelOf(body.model);
-    // One transaction for the whole check-and-reserve: fewer round trips before the first
-    // token, and the balance read and the charge see the same state.
-    return this.ledger.transaction(async (tx) => {
-      let conversation: repo.ConversationRow | undefined;
-      let history: ChatMessageIn[] = [];
-      if (conversationId !== undefined) {
-        // No row lock here: every transaction touching a user's chat takes the user's balance
-        // row first and the conversation row after, so they cannot deadlock.
-        conversation = await repo.findConversation(tx, userId, conversationId);
-        if (!conversation) throw new AppError('NOT_FOUND', CONVERSATION_NOT_FOUND);
-        // Only as many of the newest messages as the context budget could ever hold:
-        // a long conversation must not make every reply slower.
-        const fits = Math.ceil(body.contextTokensLimit / MIN_TOKENS_PER_MESSAGE) + 1;
-        history = (await repo.listRecentMessages(tx, conversationId, fits)).map((m) => ({
-          role: m.role,
-          content: m.content,
-        }));
-      }
-      const { messages, contextInfo } = trimHistory(
-        history,
-        { role: 'user', content: body.message },
-        body.contextTokensLimit,
-      );
-      const promptTokens = countMessageTokens(messages);
-      // Read without a lock; the conditional charge below is what really decides.
-      const { maxTokens, cost } = affordableReply(
-        promptTokens,
-        body.maxTokens,
-        model,
-        (await balanceOf(tx, userId)) ?? 0,
-      );
-      const firstMessage = history.length === 0;
-      conversation ??= await repo.insertConversation(tx, userId, titleFromMessage(body.message));
-      const request = await repo.insertChatRequest(tx, {
-        userId,
-        conversationId: conversation.id,
-        model: model.id,
-        reserved: cost,
-      });
-      await this.ledger.charge(
-        {
-          userId,
-          amount: cost,
-          reason: 'chat_reserve',
-          reference: `chat_request:${request.id}`,
-          idempotencyKey: `chat:${request.id}:reserve`,
-        },
-        insufficientMessage(cost),
-        tx,
-      );
-      const userMessage = await repo.insertMessage(tx, {
-        conversationId: conversation.id,
-        role: 'user',
-        content: body.message,
-        model: null,
-        tokensUsed: null,
-      });
-      await repo.touchConversation(
-        tx,
-        conversation.id,
-        firstMessage && isPlaceholderTitle(conversation.title) ? titleFromMessage(body.message) : undefined,
-      );
+    const newMessage: ChatMessageIn = { role: 'user', content: body.message };
+    // Only as many of the newest messages as the context budget could ever hold: a long
+    // conversation must not make every reply slower.
+    const historyLimit = Math.ceil(body.contextTokensLimit / MIN_TOKENS_PER_MESSAGE) + 1;
+    const reservation = {
+      userId,
+      conversation: conversationId === undefined ? { new: true as const } : { id: conversationId },
+      title: titleFromMessage(body.message),
+      model: model.id,
+      message: body.message,
+    };
+    const turnOf = (
+      reserved: { requestId: number; conversationId: number },
+      history: ChatMessageIn[],
+      maxTokens: number,
+      cost: number,
+    ): ChatTurn => {
+      const { messages, contextInfo } = trimHistory(history, newMessage, body.contextTokensLimit);
       return {
-        requestId: request.id,
+        requestId: reserved.requestId,
         userId,
-        conversationId: conversation.id,
+        conversationId: reserved.conversationId,
         model,
         messages,
         maxTokens,
         reserved: cost,
         contextInfo,
-        userMessage: toMessageDto(userMessage),
       };
-    });
+    };
+
+    const boundCost = worstCaseCost(promptTokensBound(newMessage, body.contextTokensLimit), body.maxTokens, model);
+    if (balanceHint !== undefined && boundCost <= balanceHint) {
+      const outcome = await repo.reserveTurn(this.db, { ...reservation, cost: boundCost, historyLimit });
+      if (outcome.kind === 'not_found') throw new AppError('NOT_FOUND', CONVERSATION_NOT_FOUND);
+      if (outcome.kind === 'reserved') return turnOf(outcome, outcome.history, body.maxTokens, boundCost);
+    }
+
+    const context = await repo.readTurnContext(this.db, userId, conversationId, historyLimit);
+    if (conversationId !== undefined && !context.conversation) {
+      throw new AppError('NOT_FOUND', CONVERSATION_NOT_FOUND);
+    }
+    const { messages } = trimHistory(context.history, newMessage, body.contextTokensLimit);
+    // The read takes no lock; the conditional charge below is what really decides.
+    const { maxTokens, cost } = affordableReply(
+      countMessageTokens(messages),
+      body.maxTokens,
+      model,
+      context.balance ?? 0,
+    );
+    const outcome = await repo.reserveTurn(this.db, { ...reservation, cost });
+    if (outcome.kind === 'not_found') throw new AppError('NOT_FOUND', CONVERSATION_NOT_FOUND);
+    if (outcome.kind === 'refused') {
+      throw new AppError('INSUFFICIENT_TOKENS', insufficientMessage(cost)(outcome.balance), {
+        details: { balance: outcome.balance, cost },
+      });
+    }
+    return turnOf(outcome, context.history, maxTokens, cost);
   }
 
   /**
@@ -278,54 +273,37 @@ export class ChatService {
     const charged = Math.min(actual, turn.reserved);
     const tokensUsed = inputTokens + outputTokens;
 
-    return this.ledger.transaction(async (tx) => {
-      const settled = await repo.settleChatRequest(tx, turn.requestId, {
+    const settled = await repo.settleTurn(this.db, {
+      requestId: turn.requestId,
+      userId: turn.userId,
+      conversationId: turn.conversationId,
+      outcome: {
         status: failure ? 'FAILED' : 'COMPLETED',
         charged,
         inputTokens,
         outputTokens,
         errorMessage: failure ? failure.message : aborted ? 'stopped by the client' : null,
-      });
-      let balanceAfter: number | undefined;
-      let assistantMessage: Message | undefined;
-      if (settled) {
-        const release = turn.reserved - charged;
-        if (release > 0) {
-          const credited = await this.ledger.credit(
-            {
-              userId: turn.userId,
-              amount: release,
-              reason: 'chat_release',
-              reference: `chat_request:${turn.requestId}`,
-              idempotencyKey: `chat:${turn.requestId}:release`,
-            },
-            tx,
-          );
-          balanceAfter = credited.balanceAfter;
-        }
-        if (content !== '') {
-          const row = await repo.insertMessage(tx, {
-            conversationId: turn.conversationId,
-            role: 'assistant',
-            content,
-            model: turn.model.id,
-            tokensUsed,
-          });
-          assistantMessage = toMessageDto(row);
-        }
-        await repo.touchConversation(tx, turn.conversationId);
-      }
-      balanceAfter ??= (await balanceOf(tx, turn.userId)) ?? 0;
-      return {
-        content,
-        failure,
-        aborted,
-        billing: { inputTokens, outputTokens, cost: settled ? charged : 0 },
-        tokensUsed,
-        balanceAfter,
-        assistantMessage,
-      };
+      },
+      release: turn.reserved - charged,
+      reply: content !== '' ? { content, model: turn.model.id, tokensUsed } : undefined,
     });
+    const message = settled.kind === 'settled' ? settled.message : undefined;
+    return {
+      content,
+      failure,
+      aborted,
+      billing: { inputTokens, outputTokens, cost: settled.kind === 'settled' ? charged : 0 },
+      tokensUsed,
+      balanceAfter: settled.balanceAfter,
+      assistantMessage: message && {
+        id: message.id,
+        role: 'assistant',
+        content,
+        model: turn.model.id,
+        tokensUsed,
+        createdAt: message.createdAt.toISOString(),
+      },
+    };
   }
 
   /**
@@ -335,28 +313,20 @@ export class ChatService {
   async releaseStale(before: Date): Promise<number> {
     let released = 0;
     for (const request of await repo.stalePendingRequests(this.db, before)) {
-      const done = await this.ledger.transaction(async (tx) => {
-        const settled = await repo.settleChatRequest(tx, request.id, {
+      const settled = await repo.settleTurn(this.db, {
+        requestId: request.id,
+        userId: request.userId,
+        conversationId: null,
+        outcome: {
           status: 'FAILED',
           charged: 0,
           inputTokens: null,
           outputTokens: null,
           errorMessage: 'reservation released after the stream was lost',
-        });
-        if (!settled) return false;
-        await this.ledger.credit(
-          {
-            userId: request.userId,
-            amount: request.reserved,
-            reason: 'chat_release',
-            reference: `chat_request:${request.id}`,
-            idempotencyKey: `chat:${request.id}:release`,
-          },
-          tx,
-        );
-        return true;
+        },
+        release: request.reserved,
       });
-      if (done) released += 1;
+      if (settled.kind === 'settled') released += 1;
     }
     return released;
   }

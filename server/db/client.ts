@@ -48,8 +48,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   }
   if (options.dataDir) await fs.mkdir(options.dataDir, { recursive: true });
   const client = await PGlite.create(options.dataDir);
+  // Embedded PostgreSQL runs no autovacuum, so its statistics are missing or stale. Then
+  // the planner prices an indexed lookup of a few rows as a bitmap scan plus a sort of
+  // every matching row (a long conversation's whole history for its newest messages).
+  // Every query here is an indexed lookup; plain index scans keep them proportional to
+  // what they return.
+  await client.exec('set enable_bitmapscan = off');
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
+  // Statistics for what is already stored (a restart of a long-used database).
+  await client.exec('analyze');
   return { db, kind: 'pglite', ping: () => ping(db), close: () => client.close() };
 }
 

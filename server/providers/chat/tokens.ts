@@ -42,6 +42,15 @@ export function countMessageTokens(messages: readonly ChatMessageIn[]): number {
   return total;
 }
 
+/**
+ * The most prompt tokens {@link trimHistory} can produce for `newMessage` under
+ * `contextTokensLimit`, whatever the history: the limit, or the new message alone when it
+ * is bigger, plus the reply priming. Lets a reply be priced before the history is read.
+ */
+export function promptTokensBound(newMessage: ChatMessageIn, contextTokensLimit: number): number {
+  return TOKENS_PER_REPLY_PRIMING + Math.max(contextTokensLimit, countSingleMessageTokens(newMessage));
+}
+
 export interface TrimmedHistory {
   /** Chronological, ending with the new message. */
   messages: ChatMessageIn[];

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { chatRequests, messages } from '../../../server/db/schema';
-import { countMessageTokens, countTokens } from '../../../server/providers/chat/tokens';
+import { countMessageTokens, countTokens, promptTokensBound } from '../../../server/providers/chat/tokens';
+import { worstCaseCost } from '../../../src/domain/chat';
 import { createSseLineParser, encodeSseData, SSE_DONE, type SseLineEvent } from '../../../src/domain/sse';
 import { startFakeOpenAi, type FakeOpenAi } from '../providers/chat/fake-openai';
 import { startTestApp, step, testDatabases, type TestApp } from '../helpers';
@@ -312,6 +313,44 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
     expect(sent.max_tokens).toBeLessThan(50);
     expect(sent.max_tokens).toBeGreaterThan(40);
     await expectLedgerConsistent(app, modest.id);
+  });
+
+  it('reserves in one statement when the balance covers the context budget, exactly otherwise, alike', async () => {
+    // Two conversations with the same history: one priced from the bound, one exactly.
+    const [quickId, exactId] = [await newConversation(app, anna), await newConversation(app, anna)];
+    for (const id of [quickId, exactId]) expect((await stream(app, anna, id, body('First question'))).status).toBe(200);
+    const request = { message: 'Second question', model: 'gpt-4o', maxTokens: 50, contextTokensLimit: 500 };
+    const model = { ...MODELS[0]!, maxTokens: 128000, isStreamingAllowed: true };
+    const bound = worstCaseCost(promptTokensBound({ role: 'user', content: request.message }, 500), 50, model);
+
+    const before = await balanceOf(app, anna.id);
+    const quick = await app.services.chat.begin(anna.id, quickId, request, before);
+    expect(quick.reserved).toBe(bound);
+    expect(await balanceOf(app, anna.id)).toBe(before - bound);
+    const exact = await app.services.chat.begin(anna.id, exactId, request);
+    expect(exact.reserved).toBe(worstCaseCost(countMessageTokens(exact.messages), 50, model));
+    expect(exact.reserved).toBeLessThan(bound);
+    // The same prompt either way: the history read with the reservation, without the new message.
+    expect(quick.messages).toEqual(exact.messages);
+    expect(quick.messages.map((m) => m.content)).toEqual([
+      'First question',
+      'Hello from the fake model.',
+      'Second question',
+    ]);
+    expect(quick.contextInfo).toEqual(exact.contextInfo);
+    expect(quick.maxTokens).toBe(50);
+
+    // Another user's conversation is refused by the same statement, with nothing written.
+    const ben = await signInPerson(app, `ben-${kind.name}@example.com`, 1000);
+    const benBefore = await balanceOf(app, ben.id);
+    await expect(app.services.chat.begin(ben.id, quickId, request, benBefore)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    expect(await balanceOf(app, ben.id)).toBe(benBefore);
+    expect(await app.database.db.select().from(chatRequests).where(eq(chatRequests.userId, ben.id))).toHaveLength(0);
+
+    expect(await app.services.chat.releaseStale(new Date(Date.now() + 1000))).toBe(2);
+    expect(await balanceOf(app, anna.id)).toBe(before);
   });
 
   it('releases a reservation left pending by a crash', async () => {

@@ -3,6 +3,7 @@ import {
   countMessageTokens,
   countSingleMessageTokens,
   countTokens,
+  promptTokensBound,
   trimHistory,
 } from '../../../../server/providers/chat/tokens';
 import type { ChatMessageIn } from '../../../../server/providers/chat/types';
@@ -79,5 +80,31 @@ describe('trimHistory', () => {
       messages: [next],
       contextInfo: { messagesIncluded: 1, tokensIncluded: countSingleMessageTokens(next), contextTokensLimit: 100 },
     });
+  });
+});
+
+describe('promptTokensBound', () => {
+  it('is never below the prompt trimHistory builds, whatever the history', () => {
+    const words = ['alpha', 'beta gamma', 'Привет, мир', '```ts\nconst x = 1;\n```', 'a '.repeat(40), ''];
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let round = 0; round < 300; round++) {
+      const history: ChatMessageIn[] = Array.from({ length: next(30) }, (_, i) =>
+        (i % 2 ? assistant : user)(words[next(words.length)]!.repeat(1 + next(20))),
+      );
+      const message = user(words[next(words.length)]!.repeat(1 + next(200)));
+      const limit = 100 + 100 * next(100);
+      const prompt = countMessageTokens(trimHistory(history, message, limit).messages);
+      expect(prompt).toBeLessThanOrEqual(promptTokensBound(message, limit));
+    }
+  });
+
+  it('is the limit plus the reply priming, or the new message alone when it is bigger', () => {
+    expect(promptTokensBound(user('hello world'), 500)).toBe(503);
+    const long = user('word '.repeat(1000));
+    expect(promptTokensBound(long, 100)).toBe(countMessageTokens([long]));
   });
 });
