@@ -1,21 +1,21 @@
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { buildApp } from '../server/app';
-import { parseConfig } from '../server/config';
-import { openDatabase } from '../server/db/client';
 import { createSseLineParser } from '../src/domain/sse';
 import { freePort, signInThroughIdp } from '../tests/server/helpers';
-import { startFakeOpenAi } from '../tests/server/providers/chat/fake-openai';
+import { startChild, type Child } from './support/child';
 
 /**
- * Chat streaming cost of our server: time to first content byte and total time through
+ * Chat streaming cost of our server: time to first content and total time through
  * /llm/conversations/{id}/stream versus straight from the (fake) provider, in the same
  * run; then 500 simultaneous streams on one instance.
- * Targets: p50 overhead <= 5 ms (first byte and total); 500 streams, no errors.
+ *
+ * Three processes, as in production: this one is the client, the app (PGlite on disk)
+ * and the fake provider run in their own. Our path includes what the app must do for a
+ * reply: the session lookup, the reservation (owner check, charge, request and message
+ * rows), the upstream request, relaying every chunk, and the settlement whose balance the
+ * final frame carries.
+ * Targets: p50 overhead <= 5 ms (first content and total); 500 streams, no errors.
  */
-const SAMPLES = 200;
+const SAMPLES = 300;
+const WARMUP = 30;
 const CONCURRENT = 500;
 const OVERHEAD_TARGET_MS = 5;
 
@@ -24,7 +24,13 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 };
 
-async function timed(url: string, init: RequestInit): Promise<{ ttfb: number; total: number; ok: boolean }> {
+interface Timing {
+  ttfb: number;
+  total: number;
+  ok: boolean;
+}
+
+async function timed(url: string, init: RequestInit): Promise<Timing> {
   const start = performance.now();
   const response = await fetch(url, init);
   const reader = response.body!.getReader();
@@ -57,41 +63,23 @@ async function timed(url: string, init: RequestInit): Promise<{ ttfb: number; to
 }
 
 export default async function chatBench(): Promise<void> {
-  const fake = await startFakeOpenAi({
-    reply: 'The quick brown fox jumps over the lazy dog. '.repeat(4),
-    chunkSize: 8,
-  });
-  const port = await freePort();
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'chat-bench-'));
-  const config = parseConfig(
-    {
-      NODE_ENV: 'production',
-      PORT: String(port),
-      LOG_LEVEL: 'silent',
-      DATA_DIR: dataDir,
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      OPENAI_API_KEY: 'sk-bench',
-      OPENAI_BASE_URL: fake.baseURL,
-      OPENAI_MAX_RETRIES: '0',
-      CHAT_RECONCILE_INTERVAL_MS: '0',
-    },
-    { webDir: undefined },
-  );
-  const database = await openDatabase({ kind: 'pglite' });
-  const app = await buildApp({ config, database, cookieSecret: randomBytes(32).toString('base64url') });
-  await app.server.listen({ port, host: '127.0.0.1' });
-  const base = `http://localhost:${port}`;
+  const children: Child[] = [];
   try {
+    const fake = await startChild('fake-openai-process.ts', {
+      FAKE_REPLY: 'The quick brown fox jumps over the lazy dog. '.repeat(4),
+    });
+    children.push(fake);
+    const { baseURL } = await fake.ask<{ baseURL: string }>('ready');
+    const port = await freePort();
+    const server = await startChild('chat-server-process.ts', { PORT: String(port), OPENAI_BASE_URL: baseURL });
+    children.push(server);
+    const base = `http://localhost:${port}`;
+
     const { jar } = await signInThroughIdp({ url: base }, 'bench@example.com');
     const me = (await (await fetch(`${base}/auth/me`, { headers: { cookie: jar.header() } })).json()) as {
       data: { id: number };
     };
-    await app.services.ledger.credit({
-      userId: me.data.id,
-      amount: 10_000_000,
-      reason: 'purchase',
-      idempotencyKey: 'bench',
-    });
+    await server.ask('credit', { userId: me.data.id, amount: 10_000_000 });
     const headers = { 'content-type': 'application/json', origin: base, cookie: jar.header() };
     const created = (await (
       await fetch(`${base}/llm/conversations`, { method: 'POST', headers, body: JSON.stringify({ title: 'bench' }) })
@@ -105,7 +93,7 @@ export default async function chatBench(): Promise<void> {
         body: JSON.stringify({ message: 'Hello there', model: 'gpt-4o', maxTokens: 200, contextTokensLimit: 100 }),
       });
     const direct = () =>
-      timed(`${fake.baseURL}/chat/completions`, {
+      timed(`${baseURL}/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
         body: JSON.stringify({
@@ -117,85 +105,46 @@ export default async function chatBench(): Promise<void> {
         }),
       });
 
-    for (let i = 0; i < 20; i++) {
-      await ours();
-      await direct();
-    }
-    const o: Array<{ ttfb: number; total: number }> = [];
-    const d: Array<{ ttfb: number; total: number }> = [];
-    for (let i = 0; i < SAMPLES; i++) {
+    const o: Timing[] = [];
+    const d: Timing[] = [];
+    for (let i = 0; i < WARMUP + SAMPLES; i++) {
       // Interleaved so both see the same machine conditions.
-      d.push(await direct());
-      o.push(await ours());
+      const x = await direct();
+      const y = await ours();
+      if (!x.ok || !y.ok) throw new Error(`sample ${i} failed (direct ok: ${x.ok}, ours ok: ${y.ok})`);
+      if (i >= WARMUP) {
+        d.push(x);
+        o.push(y);
+      }
     }
     const row = (name: string, xs: number[]) =>
       console.log(`${name.padEnd(28)} p50 ${pct(xs, 50).toFixed(2)} ms   p95 ${pct(xs, 95).toFixed(2)} ms`);
-    row(
-      'direct: first content',
-      d.map((x) => x.ttfb),
-    );
-    row(
-      'ours:   first content',
-      o.map((x) => x.ttfb),
-    );
-    row(
-      'direct: total',
-      d.map((x) => x.total),
-    );
-    row(
-      'ours:   total',
-      o.map((x) => x.total),
-    );
-    const ttfbOverhead =
-      pct(
-        o.map((x) => x.ttfb),
-        50,
-      ) -
-      pct(
-        d.map((x) => x.ttfb),
-        50,
-      );
-    const totalOverhead =
-      pct(
-        o.map((x) => x.total),
-        50,
-      ) -
-      pct(
-        d.map((x) => x.total),
-        50,
-      );
+    const of = (xs: Timing[], key: 'ttfb' | 'total') => xs.map((x) => x[key]);
+    row('direct: first content', of(d, 'ttfb'));
+    row('ours:   first content', of(o, 'ttfb'));
+    row('direct: total', of(d, 'total'));
+    row('ours:   total', of(o, 'total'));
+    const ttfbOverhead = pct(of(o, 'ttfb'), 50) - pct(of(d, 'ttfb'), 50);
+    const totalOverhead = pct(of(o, 'total'), 50) - pct(of(d, 'total'), 50);
     console.log(
       `overhead p50: first content ${ttfbOverhead.toFixed(2)} ms, total ${totalOverhead.toFixed(2)} ms (target <= ${OVERHEAD_TARGET_MS} ms)`,
     );
 
     // 500 at once: each stream stays open ~1 s so they all overlap.
-    fake.setBehaviour({ reply: 'x'.repeat(200), chunkSize: 10, chunkDelayMs: 50 });
-    global.gc?.();
-    const before = process.memoryUsage();
-    let peak = before.rss;
-    let peakHeap = before.heapUsed;
-    const sampler = setInterval(() => {
-      const m = process.memoryUsage();
-      peak = Math.max(peak, m.rss);
-      peakHeap = Math.max(peakHeap, m.heapUsed);
-    }, 20);
+    await fake.ask('behaviour', { behaviour: { reply: 'x'.repeat(200), chunkSize: 10, chunkDelayMs: 50 } });
+    await server.ask('memory:start');
     const started = performance.now();
     const results = await Promise.all(Array.from({ length: CONCURRENT }, () => ours()));
     const wall = performance.now() - started;
-    clearInterval(sampler);
+    const memory = await server.ask<{ rss: number; heapUsed: number }>('memory:stop');
     const errors = results.filter((r) => !r.ok).length;
+    const totals = of(results, 'total');
     console.log(
-      `${CONCURRENT} simultaneous streams: ${errors} errors, wall ${wall.toFixed(0)} ms, total p50 ${pct(
-        results.map((r) => r.total),
-        50,
-      ).toFixed(0)} ms, p95 ${pct(
-        results.map((r) => r.total),
-        95,
-      ).toFixed(0)} ms`,
+      `${CONCURRENT} simultaneous streams: ${errors} errors, wall ${wall.toFixed(0)} ms, total p50 ${pct(totals, 50).toFixed(0)} ms, p95 ${pct(totals, 95).toFixed(0)} ms`,
     );
     console.log(
-      `memory per stream (server and client in one process): rss ${((peak - before.rss) / CONCURRENT / 1024).toFixed(1)} KiB, heap ${(
-        (peakHeap - before.heapUsed) /
+      `server memory per stream at the peak: rss ${(memory.rss / CONCURRENT / 1024).toFixed(1)} KiB, heap ${(
+        memory.heapUsed /
         CONCURRENT /
         1024
       ).toFixed(1)} KiB`,
@@ -208,9 +157,6 @@ export default async function chatBench(): Promise<void> {
     if (errors > 0) problems.push(`${errors} of ${CONCURRENT} simultaneous streams failed`);
     if (problems.length) throw new Error(problems.join('; '));
   } finally {
-    await app.server.close();
-    await database.close();
-    await fake.close();
-    await fs.rm(dataDir, { recursive: true, force: true });
+    for (const child of children.reverse()) await child.stop();
   }
 }

@@ -1,0 +1,70 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * A TypeScript module of bench/support run as its own Node process (through tsx), spoken
+ * to with request/reply messages. Benchmarks put the server, the fake provider and the
+ * client in separate processes, as they are in production: in one process each would
+ * wait for the others' work on the shared event loop and the figures would measure that.
+ */
+export interface Child {
+  /** Sends `{ type, ...payload }` and resolves with the child's reply to it. */
+  ask<T>(type: string, payload?: Record<string, unknown>): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export interface ChildRequest {
+  id: number;
+  type: string;
+  [key: string]: unknown;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+export async function startChild(module: string, env: Record<string, string> = {}): Promise<Child> {
+  const child: ChildProcess = fork(path.join(here, module), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  let nextId = 1;
+  child.on('message', (message: { id: number; ok: boolean; value?: unknown; error?: string }) => {
+    const waiter = pending.get(message.id);
+    if (!waiter) return;
+    pending.delete(message.id);
+    if (message.ok) waiter.resolve(message.value);
+    else waiter.reject(new Error(message.error));
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.once('exit', (code) => {
+    for (const waiter of pending.values()) waiter.reject(new Error(`${module} exited with ${code}`));
+    pending.clear();
+  });
+  const ask = <T>(type: string, payload: Record<string, unknown> = {}): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      child.send({ id, type, ...payload });
+    });
+  await ask('ready');
+  return {
+    ask,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** The child's side: answers each request with what `handle` returns (or throws). */
+export function serveParent(handle: (request: ChildRequest) => Promise<unknown>): void {
+  process.on('message', (request: ChildRequest) => {
+    handle(request).then(
+      (value) => process.send?.({ id: request.id, ok: true, value }),
+      (error: unknown) =>
+        process.send?.({ id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) }),
+    );
+  });
+}
