@@ -1,5 +1,5 @@
-import { and, eq, gt } from 'drizzle-orm';
-import type { Executor } from '../db/client';
+import { and, eq, gt, sql } from 'drizzle-orm';
+import type { Db, Executor } from '../db/client';
 import { sessions, users } from '../db/schema';
 
 export type UserRow = typeof users.$inferSelect;
@@ -41,13 +41,24 @@ export async function insertSession(
   await db.insert(sessions).values(session);
 }
 
-export async function findUserBySessionHash(db: Executor, tokenHash: string, now: Date): Promise<UserRow | undefined> {
-  const rows = await db
+/**
+ * The user of a live session, for every authenticated request: built once as a prepared
+ * query, so each call only binds the hash and the time.
+ */
+export function prepareFindUserBySessionHash(db: Db): (tokenHash: string, now: Date) => Promise<UserRow | undefined> {
+  const query = db
     .select({ user: users })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, now), eq(users.isActive, true)));
-  return rows[0]?.user;
+    .where(
+      and(
+        eq(sessions.tokenHash, sql.placeholder('tokenHash')),
+        gt(sessions.expiresAt, sql.placeholder('now')),
+        eq(users.isActive, true),
+      ),
+    )
+    .prepare('find_user_by_session_hash');
+  return async (tokenHash, now) => (await query.execute({ tokenHash, now }))[0]?.user;
 }
 
 export async function deleteSessionByHash(db: Executor, tokenHash: string): Promise<void> {

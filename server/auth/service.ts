@@ -28,11 +28,15 @@ export function toUserDto(row: UserRow): User {
 }
 
 export class AuthService {
+  private readonly findUserBySessionHash: ReturnType<typeof repo.prepareFindUserBySessionHash>;
+
   constructor(
     private readonly db: Db,
     private readonly ledger: LedgerService,
     private readonly options: { sessionTtlDays: number; starterTokens: number },
-  ) {}
+  ) {
+    this.findUserBySessionHash = repo.prepareFindUserBySessionHash(db);
+  }
 
   /**
    * Creates or refreshes the user, grants the starter tokens to a new one and opens a
@@ -67,7 +71,7 @@ export class AuthService {
 
   async userForToken(token: string): Promise<UserRow | undefined> {
     if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return undefined;
-    return repo.findUserBySessionHash(this.db, hashToken(token), new Date());
+    return this.findUserBySessionHash(hashToken(token), new Date());
   }
 
   async signOut(token: string): Promise<void> {
