@@ -10,6 +10,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
+import { withPreparedStatements } from './pglite-prepared';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -54,7 +55,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // Every query here is an indexed lookup; plain index scans keep them proportional to
   // what they return.
   await client.exec('set enable_bitmapscan = off');
-  const db = drizzlePglite(client, { schema });
+  const db = drizzlePglite(withPreparedStatements(client), { schema });
   await migratePglite(db, { migrationsFolder });
   // Statistics for what is already stored (a restart of a long-used database).
   await client.exec('analyze');
