@@ -58,7 +58,7 @@ export function withPreparedStatements(client: PGlite, capacity = 200): PGlite {
         const type = paramTypes[i] ?? 0;
         const serialize = options?.serializers?.[type] ?? client.serializers[type];
         if (serialize) return serialize(value);
-        return typeof value === 'object' ? JSON.stringify(value) : String(value as string | number | boolean | bigint);
+        return typeof value === 'object' ? JSON.stringify(value) : String(value);
       });
       messages.push(...(await send(protocol.serialize.bind({ statement: name, values }))));
       messages.push(...(await send(protocol.serialize.describe({ type: 'P' }))));
