@@ -58,7 +58,9 @@ export function withPreparedStatements(client: PGlite, capacity = 200): PGlite {
         const type = paramTypes[i] ?? 0;
         const serialize = options?.serializers?.[type] ?? client.serializers[type];
         if (serialize) return serialize(value);
-        return typeof value === 'object' ? JSON.stringify(value) : String(value);
+        if (typeof value === 'string') return value;
+        if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+        return JSON.stringify(value);
       });
       messages.push(...(await send(protocol.serialize.bind({ statement: name, values }))));
       messages.push(...(await send(protocol.serialize.describe({ type: 'P' }))));
