@@ -1,6 +1,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { countMessageTokens, countTokens } from './tokens';
+import { createUndiciFetch } from './transport';
 import { ChatProviderError } from './types';
 import type { ChatChunk, ChatEngine, ChatProviderErrorKind, ChatRequest } from './types';
 
@@ -26,7 +27,7 @@ export interface OpenAiChatEngineOptions {
    * user instead of leaving the chat hanging. Default 5000.
    */
   maxRetryDelayMs?: number;
-  /** For tests and proxies; defaults to the global fetch. */
+  /** For tests and proxies; defaults to {@link createUndiciFetch}. */
   fetch?: typeof fetch;
 }
 
@@ -180,7 +181,7 @@ export function createOpenAiChatEngine(options: OpenAiChatEngineOptions): ChatEn
     baseURL: options.baseURL,
     timeout: options.timeoutMs,
     maxRetries: options.maxRetries,
-    fetch: boundedRetryFetch(options.fetch ?? globalThis.fetch, options.maxRetryDelayMs ?? 5000),
+    fetch: boundedRetryFetch(options.fetch ?? createUndiciFetch(), options.maxRetryDelayMs ?? 5000),
   });
   const { timeoutMs } = options;
 
