@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { Agent, request, type Dispatcher } from 'undici';
 
 /**
@@ -34,7 +34,11 @@ export function createUndiciFetch(
     }
     const empty = response.statusCode === 204 || response.statusCode === 304 || init.method === 'HEAD';
     if (empty) response.body.resume();
-    return new Response(empty ? null : (Readable.toWeb(response.body) as ReadableStream<Uint8Array>), {
+    // Pulled through the body's async iterator: cancelling the web stream ends the
+    // iteration and destroys the socket's body. (Readable.toWeb can still push a chunk
+    // that was on its way into the closed stream, which throws outside any caller.)
+    const stream = empty ? null : (WebReadableStream.from(response.body) as ReadableStream<Uint8Array>);
+    return new Response(stream, {
       status: response.statusCode,
       statusText: response.statusText,
       headers: responseHeaders,

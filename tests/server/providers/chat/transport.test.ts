@@ -19,6 +19,17 @@ describe('createUndiciFetch', () => {
           setTimeout(() => res.end('late'), 2000).unref();
           return;
         }
+        if (req.url === '/long') {
+          // Keeps sending after the client has given up on the body.
+          res.writeHead(500, { 'content-type': 'text/plain' });
+          let left = 200;
+          const more = () => {
+            if (left-- <= 0 || res.destroyed) return res.end();
+            res.write('x'.repeat(16 * 1024), () => setImmediate(more));
+          };
+          more();
+          return;
+        }
         if (req.url === '/empty') {
           res.writeHead(204);
           res.end();
@@ -53,6 +64,19 @@ describe('createUndiciFetch', () => {
     const response = await fetchOverUndici(`${url}/empty`);
     expect(response.status).toBe(204);
     expect(response.body).toBeNull();
+  });
+
+  it('lets a caller cancel a body that is still arriving (as the SDK does before a retry)', async () => {
+    for (let i = 0; i < 5; i++) {
+      const response = await fetchOverUndici(`${url}/long`);
+      const reader = response.body!.getReader();
+      await reader.read();
+      await reader.cancel();
+    }
+    // An error body that arrived with the headers, cancelled unread.
+    for (let i = 0; i < 20; i++) await (await fetchOverUndici(`${url}/echo`)).body!.cancel();
+    // A chunk pushed into a cancelled stream would surface here as an uncaught error.
+    await new Promise((resolve) => setTimeout(resolve, 200));
   });
 
   it('stops reading when the signal aborts mid-body', async () => {
