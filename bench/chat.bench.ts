@@ -71,7 +71,12 @@ export default async function chatBench(): Promise<void> {
     children.push(fake);
     const { baseURL } = await fake.ask<{ baseURL: string }>('ready');
     const port = await freePort();
-    const server = await startChild('chat-server-process.ts', { PORT: String(port), OPENAI_BASE_URL: baseURL });
+    // Its request logs are written as in production, then dropped.
+    const server = await startChild(
+      'chat-server-process.ts',
+      { PORT: String(port), OPENAI_BASE_URL: baseURL },
+      { discardStdout: true },
+    );
     children.push(server);
     const base = `http://localhost:${port}`;
 

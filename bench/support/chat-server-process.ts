@@ -8,8 +8,8 @@ import { openDatabase } from '../../server/db/client';
 import { serveParent } from './child';
 
 /**
- * The app as `npm start` runs it (embedded PGlite on disk, production mode), talking to
- * the OpenAI-compatible service at OPENAI_BASE_URL. The parent can top a user up and
+ * The app as `npm start` runs it (embedded PGlite on disk, production mode, request logs
+ * at the default level), talking to the OpenAI-compatible service at OPENAI_BASE_URL. The parent can top a user up and
  * ask for this process's peak memory over a stretch of time.
  */
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'chat-bench-'));
@@ -17,7 +17,6 @@ const config = parseConfig(
   {
     NODE_ENV: 'production',
     PORT: process.env.PORT ?? '0',
-    LOG_LEVEL: 'silent',
     DATA_DIR: dataDir,
     RATE_LIMIT_PER_MINUTE: '1000000',
     OPENAI_API_KEY: 'sk-bench',

@@ -22,11 +22,15 @@ export interface ChildRequest {
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-export async function startChild(module: string, env: Record<string, string> = {}): Promise<Child> {
+export async function startChild(
+  module: string,
+  env: Record<string, string> = {},
+  options: { discardStdout?: boolean } = {},
+): Promise<Child> {
   const child: ChildProcess = fork(path.join(here, module), [], {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', options.discardStdout ? 'ignore' : 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
