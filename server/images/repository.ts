@@ -1,20 +1,92 @@
-import { and, count, desc, eq, lt } from 'drizzle-orm';
+import { and, count, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import { generationRequests, images } from '../db/schema';
+import { generationRequests, images, users } from '../db/schema';
+import { balanceUpdateSql, ledgerRowSql } from '../ledger/repository';
 
 export type GenerationRequestRow = typeof generationRequests.$inferSelect;
 export type NewGenerationRequest = typeof generationRequests.$inferInsert;
 export type ImageRow = typeof images.$inferSelect;
 export type NewImage = typeof images.$inferInsert;
 
-export async function insertPendingRequest(db: Executor, row: NewGenerationRequest): Promise<GenerationRequestRow> {
-  const rows = await db
-    .insert(generationRequests)
-    .values({ ...row, status: 'PENDING' })
-    .returning();
-  const inserted = rows[0];
-  if (!inserted) throw new Error('generation request insert returned no row');
-  return inserted;
+export type OpenedRequest = Pick<GenerationRequestRow, 'id' | 'userId' | 'cost'>;
+
+export type OpenOutcome =
+  | { kind: 'opened'; request: OpenedRequest }
+  /** The balance did not cover the cost when the statement ran: nothing was written. */
+  | { kind: 'refused'; balance: number };
+
+/**
+ * The charge, the PENDING request and its ledger row in one atomic statement; every
+ * write reads from the conditional charge, so a refusal writes nothing.
+ */
+export async function openRequest(
+  db: Executor,
+  row: Omit<NewGenerationRequest, 'id' | 'status' | 'errorMessage' | 'createdAt' | 'updatedAt'>,
+): Promise<OpenOutcome> {
+  const result = (await db.execute(sql`
+    with charged as (${balanceUpdateSql(row.userId, -row.cost)}),
+    req as (
+      insert into ${generationRequests}
+        (user_id, model, prompt, negative_prompt, width, height, steps, cfg_scale, style_preset, samples, cost)
+      select ${row.userId}, ${row.model}, ${row.prompt}, ${row.negativePrompt ?? null}, ${row.width}, ${row.height},
+        ${row.steps}, ${row.cfgScale ?? null}, ${row.stylePreset ?? null}, ${row.samples ?? 1}, ${row.cost}
+      from charged
+      returning id
+    ),
+    ledger as (${ledgerRowSql(
+      {
+        userId: row.userId,
+        delta: -row.cost,
+        reason: 'generation_charge',
+        reference: sql`'generation_request:' || req.id`,
+        idempotencyKey: sql`'generation:' || req.id || ':charge'`,
+      },
+      'charged',
+      { from: ['req'] },
+    )})
+    select (select id from req) as request_id, (select balance_after from ledger) as balance_after,
+      (select tokens_amount from ${users} where id = ${row.userId}) as balance
+  `)) as { rows: Array<{ request_id: number | null; balance_after: number | null; balance: number | null }> };
+  const opened = result.rows[0];
+  if (!opened || opened.request_id === null) return { kind: 'refused', balance: opened?.balance ?? 0 };
+  if (opened.balance_after === null) throw new Error('the charge statement wrote only part of its rows');
+  return { kind: 'opened', request: { id: opened.request_id, userId: row.userId, cost: row.cost } };
+}
+
+/**
+ * The image row and COMPLETED in one atomic statement, the image only if the request was
+ * still PENDING (the reconciler may have given up on it and refunded it meanwhile).
+ */
+export async function completeRequest(
+  db: Executor,
+  requestId: number,
+  image: Omit<NewImage, 'id' | 'generationRequestId' | 'createdAt' | 'updatedAt'>,
+): Promise<ImageRow | undefined> {
+  const result = (await db.execute(sql`
+    with settled as (
+      update ${generationRequests} set status = 'COMPLETED', updated_at = now()
+      where id = ${requestId} and status = 'PENDING'
+      returning id
+    ),
+    img as (
+      insert into ${images}
+        (user_id, generation_request_id, file_name, original_name, prompt, width, height, steps, cfg_scale,
+         style_preset, size, file_size, mime_type, seed, model, finish_reason)
+      select ${image.userId}, settled.id, ${image.fileName}, ${image.originalName ?? null}, ${image.prompt},
+        ${image.width ?? null}, ${image.height ?? null}, ${image.steps ?? null}, ${image.cfgScale ?? null},
+        ${image.stylePreset ?? null}, ${image.size}, ${image.fileSize}, ${image.mimeType}, ${image.seed ?? null},
+        ${image.model ?? null}, ${image.finishReason ?? null}
+      from settled
+      returning id
+    )
+    select id from img
+  `)) as { rows: Array<{ id: number }> };
+  const id = result.rows[0]?.id;
+  if (id === undefined) return undefined;
+  // Read back through the schema, so the reply has the stored values and types.
+  const rows = await db.select().from(images).where(eq(images.id, id));
+  if (!rows[0]) throw new Error(`image ${id} was stored but cannot be read back`);
+  return rows[0];
 }
 
 /**
@@ -42,18 +114,6 @@ export async function findStalePending(db: Executor, olderThan: Date, limit: num
     .where(and(eq(generationRequests.status, 'PENDING'), lt(generationRequests.createdAt, olderThan)))
     .orderBy(generationRequests.createdAt)
     .limit(limit);
-}
-
-export async function findRequest(db: Executor, id: number): Promise<GenerationRequestRow | undefined> {
-  const rows = await db.select().from(generationRequests).where(eq(generationRequests.id, id));
-  return rows[0];
-}
-
-export async function insertImage(db: Executor, row: NewImage): Promise<ImageRow> {
-  const rows = await db.insert(images).values(row).returning();
-  const inserted = rows[0];
-  if (!inserted) throw new Error('image insert returned no row');
-  return inserted;
 }
 
 /** The user's images, newest first (id breaks ties between equal timestamps). */

@@ -38,9 +38,9 @@ export interface ImageServiceOptions {
 /**
  * Text-to-image generation paid from the ledger (DESIGN section 5 "Generation"):
  *
- * 1. one transaction: the PENDING request row and the charge;
+ * 1. one atomic statement: the charge, the PENDING request row and its ledger row;
  * 2. the provider call, outside any transaction, bounded by a timeout;
- * 3. the file is written, then one transaction: the image row and COMPLETED;
+ * 3. the file is written, then one atomic statement: COMPLETED and the image row;
  *    or, on any failure, one transaction: FAILED and the refund (the file removed).
  *
  * A crash between 1 and 3 leaves a PENDING row; the reconciler refunds it later.
@@ -59,34 +59,26 @@ export class ImageService {
     const cost = IMAGE_MODELS[model].cost;
     const size = this.requestedSize(job);
 
-    const request = await this.ledger.transaction(async (tx) => {
-      const row = await repo.insertPendingRequest(tx, {
-        userId,
-        model,
-        prompt: job.prompt,
-        negativePrompt: job.negativePrompt ?? null,
-        width: size.width,
-        height: size.height,
-        // generation_requests.steps is required; the v2beta models have no step count.
-        steps: model === 'original' ? ORIGINAL_STEPS : 0,
-        cfgScale: model === 'original' ? ORIGINAL_CFG_SCALE : null,
-        stylePreset: job.stylePreset ?? null,
-        samples: 1,
-        cost,
-      });
-      await this.ledger.charge(
-        {
-          userId,
-          amount: cost,
-          reason: 'generation_charge',
-          reference: referenceOf(row.id),
-          idempotencyKey: `generation:${row.id}:charge`,
-        },
-        (balance) => insufficientTokensMessage(cost, balance),
-        tx,
-      );
-      return row;
+    const opened = await repo.openRequest(this.db, {
+      userId,
+      model,
+      prompt: job.prompt,
+      negativePrompt: job.negativePrompt ?? null,
+      width: size.width,
+      height: size.height,
+      // generation_requests.steps is required; the v2beta models have no step count.
+      steps: model === 'original' ? ORIGINAL_STEPS : 0,
+      cfgScale: model === 'original' ? ORIGINAL_CFG_SCALE : null,
+      stylePreset: job.stylePreset ?? null,
+      samples: 1,
+      cost,
     });
+    if (opened.kind === 'refused') {
+      throw new AppError('INSUFFICIENT_TOKENS', insufficientTokensMessage(cost, opened.balance), {
+        details: { balance: opened.balance, cost },
+      });
+    }
+    const request = opened.request;
 
     let result: ImageResult;
     try {
@@ -104,30 +96,26 @@ export class ImageService {
     const stored = await this.storage.save(result.bytes, result.mimeType);
     let image: repo.ImageRow;
     try {
-      image = await this.ledger.transaction(async (tx) => {
-        const inserted = await repo.insertImage(tx, {
-          userId,
-          generationRequestId: request.id,
-          fileName: stored.fileName,
-          originalName: null,
-          prompt: job.prompt,
-          width: result.width,
-          height: result.height,
-          steps: model === 'original' ? ORIGINAL_STEPS : null,
-          cfgScale: model === 'original' ? ORIGINAL_CFG_SCALE : null,
-          stylePreset: job.stylePreset ?? null,
-          size: formatImageSize(result),
-          fileSize: stored.fileSize,
-          mimeType: result.mimeType,
-          seed: result.seed,
-          model,
-          finishReason: result.finishReason,
-        });
-        const settled = await repo.settlePendingRequest(tx, request.id, 'COMPLETED');
-        // The reconciler gave up on this request (and refunded it) while we waited.
-        if (!settled) throw new AppError('PROVIDER_TIMEOUT');
-        return inserted;
+      const completed = await repo.completeRequest(this.db, request.id, {
+        userId,
+        fileName: stored.fileName,
+        originalName: null,
+        prompt: job.prompt,
+        width: result.width,
+        height: result.height,
+        steps: model === 'original' ? ORIGINAL_STEPS : null,
+        cfgScale: model === 'original' ? ORIGINAL_CFG_SCALE : null,
+        stylePreset: job.stylePreset ?? null,
+        size: formatImageSize(result),
+        fileSize: stored.fileSize,
+        mimeType: result.mimeType,
+        seed: result.seed,
+        model,
+        finishReason: result.finishReason,
       });
+      // The reconciler gave up on this request (and refunded it) while we waited.
+      if (!completed) throw new AppError('PROVIDER_TIMEOUT');
+      image = completed;
     } catch (error) {
       await this.storage.remove(stored.fileName);
       const appError = isAppError(error)
@@ -167,7 +155,7 @@ export class ImageService {
     return refunded;
   }
 
-  private async failAndRefund(request: repo.GenerationRequestRow, message: string): Promise<boolean> {
+  private async failAndRefund(request: repo.OpenedRequest, message: string): Promise<boolean> {
     return this.ledger.transaction(async (tx) => {
       const settled = await repo.settlePendingRequest(tx, request.id, 'FAILED', message);
       if (!settled) return false;
