@@ -2,7 +2,7 @@ import { and, asc, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { chatRequests, conversations, messages, users } from '../db/schema';
 import { NEW_CONVERSATION_TITLE } from '../../src/domain/conversation';
-import { balanceUpdateSql, ledgerRowSql } from '../ledger/repository';
+import { balanceOf, balanceUpdateSql, ledgerRowSql } from '../ledger/repository';
 
 export type ConversationRow = typeof conversations.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;
@@ -188,7 +188,6 @@ export async function reserveTurn(db: Executor, r: Reservation): Promise<Reserva
     )
     select (select id from req) as request_id, (select conversation_id from req) as conversation_id,
       (select balance_after from ledger) as balance_after, (select id from msg) as message_id,
-      (select tokens_amount from ${users} where id = ${r.userId}) as balance,
       ${ownsConversation ?? sql`true`} as found,
       ${history} as history
   `)) as {
@@ -197,14 +196,16 @@ export async function reserveTurn(db: Executor, r: Reservation): Promise<Reserva
       conversation_id: number | null;
       balance_after: number | null;
       message_id: number | null;
-      balance: number | null;
       found: boolean;
       history: TurnHistory | string | null;
     }>;
   };
   const row = result.rows[0];
   if (!row || !row.found) return { kind: 'not_found' };
-  if (row.request_id === null) return { kind: 'refused', balance: row.balance ?? 0 };
+  if (row.request_id === null) {
+    // Read afresh: the statement's own snapshot can predate the charge that beat this one.
+    return { kind: 'refused', balance: (await balanceOf(db, r.userId)) ?? 0 };
+  }
   if (row.conversation_id === null || row.balance_after === null || row.message_id === null) {
     throw new Error('the reservation statement wrote only part of its rows');
   }

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import { generationRequests, images, users } from '../db/schema';
-import { balanceUpdateSql, ledgerRowSql } from '../ledger/repository';
+import { generationRequests, images } from '../db/schema';
+import { balanceOf, balanceUpdateSql, ledgerRowSql } from '../ledger/repository';
 
 export type GenerationRequestRow = typeof generationRequests.$inferSelect;
 export type NewGenerationRequest = typeof generationRequests.$inferInsert;
@@ -44,11 +44,13 @@ export async function openRequest(
       'charged',
       { from: ['req'] },
     )})
-    select (select id from req) as request_id, (select balance_after from ledger) as balance_after,
-      (select tokens_amount from ${users} where id = ${row.userId}) as balance
-  `)) as { rows: Array<{ request_id: number | null; balance_after: number | null; balance: number | null }> };
+    select (select id from req) as request_id, (select balance_after from ledger) as balance_after
+  `)) as { rows: Array<{ request_id: number | null; balance_after: number | null }> };
   const opened = result.rows[0];
-  if (!opened || opened.request_id === null) return { kind: 'refused', balance: opened?.balance ?? 0 };
+  if (!opened || opened.request_id === null) {
+    // Read afresh: the statement's own snapshot can predate the charge that beat this one.
+    return { kind: 'refused', balance: (await balanceOf(db, row.userId)) ?? 0 };
+  }
   if (opened.balance_after === null) throw new Error('the charge statement wrote only part of its rows');
   return { kind: 'opened', request: { id: opened.request_id, userId: row.userId, cost: row.cost } };
 }
