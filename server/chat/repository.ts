@@ -115,8 +115,7 @@ export async function readTurnContext(
   historyLimit: number,
 ): Promise<TurnContext> {
   if (conversationId === undefined) {
-    const rows = await db.select({ balance: users.tokensAmount }).from(users).where(eq(users.id, userId));
-    return { balance: rows[0]?.balance, conversation: undefined, history: [] };
+    return { balance: await balanceOf(db, userId), conversation: undefined, history: [] };
   }
   const result = (await db.execute(sql`
     select u.tokens_amount as balance, c.id as conversation_id, ${historySql(sql`c.id`, historyLimit)} as history

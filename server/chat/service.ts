@@ -1,4 +1,5 @@
 import { chatCost, worstCaseCost, type ChatStreamRequest } from '../../src/domain/chat';
+import { insufficientTokensMessage } from '../../src/domain/errors';
 import {
   NEW_CONVERSATION_TITLE,
   titleFromMessage,
@@ -46,9 +47,6 @@ export interface ChatTurnResult {
   assistantMessage?: Message;
 }
 
-const insufficientMessage = (cost: number) => (balance: number) =>
-  `Insufficient tokens. Need ${cost} tokens but only have ${balance}`;
-
 const CONVERSATION_NOT_FOUND = 'Conversation not found';
 
 export function toMessageDto(row: repo.MessageRow): Message {
@@ -86,7 +84,7 @@ export function affordableReply(
   if (full <= balance) return { maxTokens: requested, cost: full };
   const smallest = worstCaseCost(promptTokens, 1, model);
   if (smallest > balance) {
-    throw new AppError('INSUFFICIENT_TOKENS', insufficientMessage(smallest)(balance), {
+    throw new AppError('INSUFFICIENT_TOKENS', insufficientTokensMessage(smallest, balance), {
       details: { balance, cost: smallest },
     });
   }
@@ -211,7 +209,7 @@ export class ChatService {
     const outcome = await repo.reserveTurn(this.db, { ...reservation, cost });
     if (outcome.kind === 'not_found') throw new AppError('NOT_FOUND', CONVERSATION_NOT_FOUND);
     if (outcome.kind === 'refused') {
-      throw new AppError('INSUFFICIENT_TOKENS', insufficientMessage(cost)(outcome.balance), {
+      throw new AppError('INSUFFICIENT_TOKENS', insufficientTokensMessage(cost, outcome.balance), {
         details: { balance: outcome.balance, cost },
       });
     }

@@ -3,9 +3,9 @@ import {
   formatImageSize,
   generationBodySchemas,
   IMAGE_MODELS,
-  insufficientTokensMessage,
   type ImageModelId,
 } from '../../src/domain/images';
+import { insufficientTokensMessage } from '../../src/domain/errors';
 import {
   GENERATION_SUCCESS_MESSAGE,
   paginationOf,

@@ -27,9 +27,11 @@ export interface LedgerResult {
 }
 
 /**
- * Every balance change goes through here: one transaction holding a conditional UPDATE
- * and the ledger row, so the ledger always sums to the balance and a balance never
- * drops below zero, whatever runs at the same time.
+ * Balance changes: each is a conditional UPDATE and its ledger row in one statement
+ * (repository.ts), so the ledger always sums to the balance and a balance never drops
+ * below zero, whatever runs at the same time. Features that write their own rows with a
+ * change (a chat reservation, a generation's charge) build one statement from the same
+ * SQL pieces, `balanceUpdateSql` and `ledgerRowSql`.
  */
 export class LedgerService {
   constructor(private readonly db: Db) {}

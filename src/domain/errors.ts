@@ -14,6 +14,11 @@ export const genericMessages = {
   tryLater: 'Please try again later',
 } as const;
 
+/** SPEC's 402 text for a charge of `cost` tokens against `balance`. */
+export function insufficientTokensMessage(cost: number, balance: number): string {
+  return `Insufficient tokens. Need ${cost} tokens but only have ${balance}`;
+}
+
 /** Error codes the API answers with in `{success: false, code, message}`. */
 export const errorCatalogue = {
   VALIDATION_ERROR: { status: 400, message: genericMessages.badInput },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { insufficientTokensMessage } from './errors';
 
 /**
  * The image model catalogue (SPEC sections 3, 5, 8, 9): the one place the browser, the
@@ -192,10 +193,6 @@ export const generationMessages = {
   stylePresetInvalid: `Style preset must be one of ${STYLE_PRESETS.join(', ')}`,
   dashboardFallback: 'Generation failed. Please try again.',
 } as const;
-
-export function insufficientTokensMessage(cost: number, balance: number): string {
-  return `Insufficient tokens. Need ${cost} tokens but only have ${balance}`;
-}
 
 export function unknownModelMessage(model: string): string {
   return `Unknown model: ${model}`;

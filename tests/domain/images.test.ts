@@ -10,7 +10,6 @@ import {
   IMAGE_MODEL_IDS,
   IMAGE_MODEL_LIST,
   IMAGE_MODELS,
-  insufficientTokensMessage,
   isOutputFormatAllowed,
   originalGenerationBodySchema,
   parseSdxlSize,
@@ -25,6 +24,7 @@ import {
   validateGeneration,
   type GenerationInput,
 } from '../../src/domain/images';
+import { insufficientTokensMessage } from '../../src/domain/errors';
 
 const M = {
   promptRequired: 'Prompt is required',

@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, screenshot, signIn } from './browser';
+import { describe, expect, inject, it } from 'vitest';
+import { screenshot, signIn, useBrowser } from './browser';
 
 describe('sign-in, language and logout in Chromium', () => {
   const baseUrl = inject('baseUrl');
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser.close();
-  });
+  const browser = useBrowser();
 
   it('sends a signed-out visitor to /login, signs in and comes back with 50 tokens; English survives a reload; logout ends it', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'ru-RU' });
+    const context = await browser().newContext({ viewport: { width: 1280, height: 800 }, locale: 'ru-RU' });
     const page = await context.newPage();
 
     await page.goto(`${baseUrl}/dashboard`);
@@ -61,7 +54,7 @@ describe('sign-in, language and logout in Chromium', () => {
   });
 
   it('remembers a deep page through sign-in and shows the mobile menu on a phone', async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    const context = await browser().newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
     const page = await context.newPage();
     await page.goto(`${baseUrl}/billing`);
     await page.waitForURL(/\/login\?redirect=%2Fbilling/);
@@ -76,7 +69,7 @@ describe('sign-in, language and logout in Chromium', () => {
   });
 
   it('shows the error fallback texts on an unknown page', async () => {
-    const page = await browser.newPage();
+    const page = await browser().newPage();
     const response = await page.goto(`${baseUrl}/no-such-page`);
     expect(response?.status()).toBe(404);
     await page.getByText('Страница не найдена').waitFor();

@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, screenshot, signIn } from './browser';
+import { describe, expect, inject, it } from 'vitest';
+import { screenshot, signIn, useBrowser } from './browser';
 
 describe('AI chat in Chromium', () => {
   const baseUrl = inject('baseUrl');
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser.close();
-  });
+  const browser = useBrowser();
 
   it('sends a first message, streams a markdown reply with highlighted code, bills it, survives a reload, stops and deletes', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US' });
+    const context = await browser().newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US' });
     await context.addInitScript(() => localStorage.setItem('language', 'en'));
     const page = await context.newPage();
     await page.goto(`${baseUrl}/chat`);
@@ -104,7 +97,7 @@ describe('AI chat in Chromium', () => {
   });
 
   it('collapses the sidebar on a phone and speaks Russian by default', async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    const context = await browser().newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
     const page = await context.newPage();
     await page.goto(`${baseUrl}/chat`);
     await page.waitForURL(/\/login/);

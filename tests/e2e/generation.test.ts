@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, screenshot, signIn } from './browser';
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { screenshot, signIn, useBrowser } from './browser';
 
 const models = [
   { id: 'original', name: 'Original SD XL', cost: 2, prompt: 'A lighthouse on a cliff at dusk' },
@@ -15,16 +15,10 @@ async function chooseModel(page: Page, id: string) {
 
 describe('image generation on the dashboard in Chromium', () => {
   const baseUrl = inject('baseUrl');
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser.close();
-  });
+  const browser = useBrowser();
 
   it('validates in SPEC order, generates with all four models offline, charges the header balance and regenerates from the modal', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
     await context.addInitScript(() => localStorage.setItem('language', 'en'));
     const page = await context.newPage();
     await page.goto(`${baseUrl}/dashboard`);

@@ -166,18 +166,17 @@ export function ChatScreen() {
     );
   }
 
-  const sidebar = (onNavigate?: () => void) => (
+  const sidebar = (
     <Sidebar
       conversations={route.context.conversations}
       openId={openId}
       onDelete={(id) => routing.send({ type: 'DELETE', id })}
-      onNavigate={onNavigate}
     />
   );
 
   return (
     <div className="flex h-[calc(100dvh-4rem)] bg-slate-50">
-      <aside className="hidden w-72 shrink-0 border-r border-slate-200 bg-white md:block">{sidebar()}</aside>
+      <aside className="hidden w-72 shrink-0 border-r border-slate-200 bg-white md:block">{sidebar}</aside>
       <section className="flex min-w-0 flex-1 flex-col">
         <div className="flex items-center gap-2 border-b border-slate-200 bg-white px-4 py-3">
           <Dialog.Root>
@@ -190,7 +189,7 @@ export function ChatScreen() {
                 <Dialog.Title className="sr-only">{t('chat:sidebar.title')}</Dialog.Title>
                 <Dialog.Description className="sr-only">{t('chat:sidebar.title')}</Dialog.Description>
                 <Dialog.Close asChild>
-                  <div>{sidebar()}</div>
+                  <div>{sidebar}</div>
                 </Dialog.Close>
               </Dialog.Content>
             </Dialog.Portal>

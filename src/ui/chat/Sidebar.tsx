@@ -60,19 +60,16 @@ export function Sidebar({
   conversations,
   openId,
   onDelete,
-  onNavigate,
 }: {
   conversations: ConversationSummary[];
   openId: number | null;
   onDelete: (id: number) => void;
-  onNavigate?: () => void;
 }) {
   return (
     <nav className="flex h-full flex-col" aria-label={t('chat:sidebar.title')}>
       <div className="p-3">
         <Link
           to="/chat"
-          onClick={onNavigate}
           data-testid="new-chat"
           className="flex w-full items-center justify-center gap-2 rounded-lg bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-700"
         >
@@ -91,7 +88,6 @@ export function Sidebar({
             <Link
               to="/chat/$conversationId"
               params={{ conversationId: String(c.id) }}
-              onClick={onNavigate}
               className="min-w-0 flex-1 px-3 py-2"
               data-testid="conversation-link"
             >
