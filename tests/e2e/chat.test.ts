@@ -111,8 +111,23 @@ describe('AI chat in Chromium', () => {
     await page.getByTestId('chat-send').click();
     await page.getByTestId('message-meta').waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Показать разговоры' }).click();
-    await page.getByRole('dialog').getByTestId('new-chat').waitFor();
+    const drawer = page.getByRole('dialog');
+    await drawer.getByTestId('new-chat').waitFor();
     await screenshot(page, 'chat-mobile');
+    // Choosing a conversation closes the drawer.
+    await drawer.getByTestId('new-chat').click();
+    await page.waitForURL(/\/chat$/);
+    await drawer.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Показать разговоры' }).click();
+    await drawer.getByTestId('conversation-link').first().click();
+    await page.waitForURL(/\/chat\/\d+$/);
+    await drawer.waitFor({ state: 'detached' });
+    // Deleting from the drawer asks first, then leaves the list open and empty.
+    await page.getByRole('button', { name: 'Показать разговоры' }).click();
+    await drawer.getByTestId('delete-conversation').first().click();
+    await page.getByTestId('confirm-delete').click();
+    await page.waitForURL(/\/chat$/);
+    await drawer.getByTestId('conversation-link').waitFor({ state: 'detached' });
     await context.close();
   });
 });

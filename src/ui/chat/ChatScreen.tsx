@@ -166,17 +166,18 @@ export function ChatScreen() {
     );
   }
 
-  const sidebar = (
+  const sidebar = (inDrawer: boolean) => (
     <Sidebar
       conversations={route.context.conversations}
       openId={openId}
       onDelete={(id) => routing.send({ type: 'DELETE', id })}
+      inDrawer={inDrawer}
     />
   );
 
   return (
     <div className="flex h-[calc(100dvh-4rem)] bg-slate-50">
-      <aside className="hidden w-72 shrink-0 border-r border-slate-200 bg-white md:block">{sidebar}</aside>
+      <aside className="hidden w-72 shrink-0 border-r border-slate-200 bg-white md:block">{sidebar(false)}</aside>
       <section className="flex min-w-0 flex-1 flex-col">
         <div className="flex items-center gap-2 border-b border-slate-200 bg-white px-4 py-3">
           <Dialog.Root>
@@ -188,9 +189,7 @@ export function ChatScreen() {
               <Dialog.Content className="fixed inset-y-0 left-0 z-50 w-72 bg-white shadow-xl md:hidden">
                 <Dialog.Title className="sr-only">{t('chat:sidebar.title')}</Dialog.Title>
                 <Dialog.Description className="sr-only">{t('chat:sidebar.title')}</Dialog.Description>
-                <Dialog.Close asChild>
-                  <div>{sidebar}</div>
-                </Dialog.Close>
+                {sidebar(true)}
               </Dialog.Content>
             </Dialog.Portal>
           </Dialog.Root>

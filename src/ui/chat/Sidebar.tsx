@@ -1,5 +1,6 @@
 import { Link } from '@tanstack/react-router';
-import { AlertDialog } from 'radix-ui';
+import { AlertDialog, Dialog } from 'radix-ui';
+import type { ReactElement } from 'react';
 import { Plus, Trash2 } from 'lucide-react';
 import { relativeDateLabel } from '../../domain/chat';
 import type { ConversationSummary } from '../../domain/conversation';
@@ -60,21 +61,27 @@ export function Sidebar({
   conversations,
   openId,
   onDelete,
+  inDrawer = false,
 }: {
   conversations: ConversationSummary[];
   openId: number | null;
   onDelete: (id: number) => void;
+  /** Shown in the phone's drawer: following a link closes it; deleting keeps it open. */
+  inDrawer?: boolean;
 }) {
+  const closing = (link: ReactElement) => (inDrawer ? <Dialog.Close asChild>{link}</Dialog.Close> : link);
   return (
     <nav className="flex h-full flex-col" aria-label={t('chat:sidebar.title')}>
       <div className="p-3">
-        <Link
-          to="/chat"
-          data-testid="new-chat"
-          className="flex w-full items-center justify-center gap-2 rounded-lg bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-700"
-        >
-          <Plus className="h-4 w-4" /> {t('chat:sidebar.newChat')}
-        </Link>
+        {closing(
+          <Link
+            to="/chat"
+            data-testid="new-chat"
+            className="flex w-full items-center justify-center gap-2 rounded-lg bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-700"
+          >
+            <Plus className="h-4 w-4" /> {t('chat:sidebar.newChat')}
+          </Link>,
+        )}
       </div>
       <ul className="flex-1 space-y-1 overflow-y-auto px-2 pb-3" data-testid="conversation-list">
         {conversations.length === 0 && (
@@ -85,17 +92,21 @@ export function Sidebar({
             key={c.id}
             className={`group flex items-center gap-1 rounded-lg ${c.id === openId ? 'bg-indigo-50' : 'hover:bg-slate-100'}`}
           >
-            <Link
-              to="/chat/$conversationId"
-              params={{ conversationId: String(c.id) }}
-              className="min-w-0 flex-1 px-3 py-2"
-              data-testid="conversation-link"
-            >
-              <p className={`truncate text-sm ${c.id === openId ? 'font-semibold text-indigo-700' : 'text-slate-800'}`}>
-                {c.title}
-              </p>
-              <p className="text-xs text-slate-400">{dateLabel(c.updatedAt)}</p>
-            </Link>
+            {closing(
+              <Link
+                to="/chat/$conversationId"
+                params={{ conversationId: String(c.id) }}
+                className="min-w-0 flex-1 px-3 py-2"
+                data-testid="conversation-link"
+              >
+                <p
+                  className={`truncate text-sm ${c.id === openId ? 'font-semibold text-indigo-700' : 'text-slate-800'}`}
+                >
+                  {c.title}
+                </p>
+                <p className="text-xs text-slate-400">{dateLabel(c.updatedAt)}</p>
+              </Link>,
+            )}
             <DeleteButton title={c.title} onConfirm={() => onDelete(c.id)} />
           </li>
         ))}
