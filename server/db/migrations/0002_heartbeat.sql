@@ -1,0 +1,2 @@
+ALTER TABLE "chat_requests" ADD COLUMN "heartbeat_at" timestamp with time zone DEFAULT now() NOT NULL;--> statement-breakpoint
+ALTER TABLE "generation_requests" ADD COLUMN "heartbeat_at" timestamp with time zone DEFAULT now() NOT NULL;
