@@ -1,0 +1,382 @@
+import { and, count, desc, eq, inArray, isNull, notInArray, or, sql } from 'drizzle-orm';
+import type { Executor } from '../db/client';
+import { chatRequests, generationRequests, payments, subscriptions, tokenLedger, users } from '../db/schema';
+
+export type PaymentRow = typeof payments.$inferSelect;
+export type NewPayment = typeof payments.$inferInsert;
+export type SubscriptionRow = typeof subscriptions.$inferSelect;
+
+export async function insertPayment(db: Executor, row: NewPayment): Promise<PaymentRow> {
+  const rows = await db.insert(payments).values(row).returning();
+  const stored = rows[0];
+  if (!stored) throw new Error('payment insert returned no row');
+  return stored;
+}
+
+/**
+ * A renewal's payment for (subscription, period, attempt), written once whichever instance
+ * gets there first; the others get the same row.
+ */
+export async function insertRenewalOnce(db: Executor, row: NewPayment): Promise<PaymentRow> {
+  await db
+    .insert(payments)
+    .values(row)
+    .onConflictDoNothing({ target: [payments.subscriptionId, payments.period, payments.attempt] });
+  const rows = await db
+    .select()
+    .from(payments)
+    .where(
+      and(
+        eq(payments.subscriptionId, row.subscriptionId ?? -1),
+        eq(payments.period, row.period ?? -1),
+        eq(payments.attempt, row.attempt ?? -1),
+      ),
+    );
+  const stored = rows[0];
+  if (!stored) throw new Error('renewal payment insert returned no row');
+  return stored;
+}
+
+export async function setProviderPayment(
+  db: Executor,
+  id: string,
+  providerPaymentId: string,
+  confirmationUrl: string | null,
+): Promise<void> {
+  await db
+    .update(payments)
+    .set({ providerPaymentId, confirmationUrl, updatedAt: new Date() })
+    .where(and(eq(payments.id, id), isNull(payments.providerPaymentId)));
+}
+
+export async function findPayment(db: Executor, id: string): Promise<PaymentRow | undefined> {
+  const rows = await db.select().from(payments).where(eq(payments.id, id));
+  return rows[0];
+}
+
+export async function findOwnedPayment(db: Executor, userId: number, id: string): Promise<PaymentRow | undefined> {
+  const rows = await db
+    .select()
+    .from(payments)
+    .where(and(eq(payments.id, id), eq(payments.userId, userId)));
+  return rows[0];
+}
+
+export async function findByProviderId(db: Executor, providerPaymentId: string): Promise<PaymentRow | undefined> {
+  const rows = await db.select().from(payments).where(eq(payments.providerPaymentId, providerPaymentId));
+  return rows[0];
+}
+
+/**
+ * Marks the payment paid, once: the row lock makes a concurrent settler wait, and it then
+ * finds `credited_at` set and gets nothing. The caller writes the ledger rows in the same
+ * transaction.
+ */
+export async function claimSucceeded(
+  db: Executor,
+  id: string,
+  paymentMethodId: string | null,
+): Promise<PaymentRow | undefined> {
+  const rows = await db
+    .update(payments)
+    .set({
+      status: 'succeeded',
+      cancellationReason: null,
+      creditedAt: new Date(),
+      paymentMethodId,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(payments.id, id), isNull(payments.creditedAt)))
+    .returning();
+  return rows[0];
+}
+
+/** Closes a payment the provider cancelled (or never decided); only a pending one. */
+export async function markCanceled(db: Executor, id: string, reason: string): Promise<PaymentRow | undefined> {
+  const rows = await db
+    .update(payments)
+    .set({ status: 'canceled', cancellationReason: reason, leaseUntil: null, updatedAt: new Date() })
+    .where(and(eq(payments.id, id), eq(payments.status, 'pending')))
+    .returning();
+  return rows[0];
+}
+
+export async function markRefunded(db: Executor, id: string): Promise<void> {
+  await db.update(payments).set({ refundedAt: new Date(), updatedAt: new Date() }).where(eq(payments.id, id));
+}
+
+/**
+ * Takes up to `limit` payments pending since before `olderThan` that no other instance is
+ * working on, and leases them until `leaseUntil`. SKIP LOCKED lets instances claim side
+ * by side; the lease keeps a row that is being worked on from being claimed again.
+ */
+export async function claimPending(
+  db: Executor,
+  now: Date,
+  olderThan: Date,
+  leaseUntil: Date,
+  limit: number,
+): Promise<PaymentRow[]> {
+  const result = (await db.execute(sql`
+    update ${payments} set lease_until = ${leaseUntil.toISOString()}
+    where id in (
+      select id from ${payments}
+      where status = 'pending' and created_at < ${olderThan.toISOString()}
+        and (lease_until is null or lease_until < ${now.toISOString()})
+      order by created_at
+      limit ${limit}
+      for update skip locked
+    )
+    returning id
+  `)) as { rows: Array<{ id: string }> };
+  if (result.rows.length === 0) return [];
+  return db
+    .select()
+    .from(payments)
+    .where(
+      inArray(
+        payments.id,
+        result.rows.map((r) => r.id),
+      ),
+    );
+}
+
+export async function releasePaymentLease(db: Executor, id: string): Promise<void> {
+  await db.update(payments).set({ leaseUntil: null }).where(eq(payments.id, id));
+}
+
+/** Trial card checks that were paid and still wait for their refund. */
+export async function unrefundedTrialChecks(db: Executor, limit: number): Promise<PaymentRow[]> {
+  return db
+    .select()
+    .from(payments)
+    .where(
+      and(eq(payments.purpose, 'trial_verification'), eq(payments.status, 'succeeded'), isNull(payments.refundedAt)),
+    )
+    .limit(limit);
+}
+
+export async function listPayments(
+  db: Executor,
+  userId: number,
+  page: number,
+  limit: number,
+): Promise<{ rows: PaymentRow[]; total: number }> {
+  const rows = await db
+    .select()
+    .from(payments)
+    .where(eq(payments.userId, userId))
+    .orderBy(desc(payments.createdAt), desc(payments.id))
+    .limit(limit)
+    .offset((page - 1) * limit);
+  const totals = await db.select({ n: count() }).from(payments).where(eq(payments.userId, userId));
+  return { rows, total: Number(totals[0]?.n ?? 0) };
+}
+
+// --- subscriptions -----------------------------------------------------------------------
+
+export async function findSubscription(db: Executor, userId: number): Promise<SubscriptionRow | undefined> {
+  const rows = await db.select().from(subscriptions).where(eq(subscriptions.userId, userId));
+  return rows[0];
+}
+
+export async function lockSubscription(db: Executor, id: number): Promise<SubscriptionRow | undefined> {
+  const rows = await db.select().from(subscriptions).where(eq(subscriptions.id, id)).for('update');
+  return rows[0];
+}
+
+/**
+ * The user's subscription row, made ready for a new first payment; undefined when a live
+ * one (trial, active, past_due) exists.
+ */
+export async function openIncomplete(
+  db: Executor,
+  userId: number,
+  plan: 'pro' | 'premium',
+): Promise<SubscriptionRow | undefined> {
+  await db.insert(subscriptions).values({ userId, plan, status: 'incomplete' }).onConflictDoNothing();
+  const rows = await db
+    .update(subscriptions)
+    .set({ plan, updatedAt: new Date() })
+    .where(
+      and(
+        eq(subscriptions.userId, userId),
+        or(eq(subscriptions.status, 'incomplete'), eq(subscriptions.status, 'cancelled')),
+      ),
+    )
+    .returning();
+  const row = rows[0];
+  if (!row) return undefined;
+  if (row.status === 'cancelled') {
+    const reset = await db
+      .update(subscriptions)
+      .set({ status: 'incomplete' })
+      .where(eq(subscriptions.id, row.id))
+      .returning();
+    return reset[0];
+  }
+  return row;
+}
+
+export async function updateSubscription(
+  db: Executor,
+  id: number,
+  values: Partial<typeof subscriptions.$inferInsert>,
+): Promise<SubscriptionRow> {
+  const rows = await db
+    .update(subscriptions)
+    .set({ ...values, updatedAt: new Date() })
+    .where(eq(subscriptions.id, id))
+    .returning();
+  const row = rows[0];
+  if (!row) throw new Error(`subscription ${id} vanished`);
+  return row;
+}
+
+/** Subscriptions whose period has ended (and whose retry is due), leased to this instance. */
+export async function claimDueSubscriptions(
+  db: Executor,
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+): Promise<SubscriptionRow[]> {
+  const result = (await db.execute(sql`
+    update ${subscriptions} set lease_until = ${leaseUntil.toISOString()}
+    where id in (
+      select id from ${subscriptions}
+      where status in ('trial', 'active', 'past_due') and period_end <= ${now.toISOString()}
+        and (retry_at is null or retry_at <= ${now.toISOString()})
+        and (lease_until is null or lease_until < ${now.toISOString()})
+      order by period_end
+      limit ${limit}
+      for update skip locked
+    )
+    returning id
+  `)) as { rows: Array<{ id: number }> };
+  if (result.rows.length === 0) return [];
+  return db
+    .select()
+    .from(subscriptions)
+    .where(
+      inArray(
+        subscriptions.id,
+        result.rows.map((r) => r.id),
+      ),
+    );
+}
+
+export async function extendSubscriptionLease(db: Executor, id: number, leaseUntil: Date): Promise<void> {
+  await db.update(subscriptions).set({ leaseUntil }).where(eq(subscriptions.id, id));
+}
+
+export async function releaseSubscriptionLease(db: Executor, id: number): Promise<void> {
+  await db.update(subscriptions).set({ leaseUntil: null }).where(eq(subscriptions.id, id));
+}
+
+export async function emailOf(db: Executor, userId: number): Promise<string | undefined> {
+  const rows = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
+  return rows[0]?.email;
+}
+
+/** What the user's profile says about the subscription (`/auth/me`). */
+export async function setUserSubscription(
+  db: Executor,
+  userId: number,
+  values: Pick<
+    typeof users.$inferInsert,
+    | 'subscriptionType'
+    | 'subscriptionStatus'
+    | 'subscriptionTokensTotal'
+    | 'subscriptionTokensUsed'
+    | 'nextBillingDate'
+    | 'trialEndsAt'
+  >,
+): Promise<void> {
+  await db
+    .update(users)
+    .set({ ...values, updatedAt: new Date() })
+    .where(eq(users.id, userId));
+}
+
+/** Reasons that are not spending: money in, subscription grants and expiries. */
+const NOT_SPENDING = ['purchase', 'subscription_grant', 'subscription_expiry', 'signup_bonus'];
+
+/** Tokens spent (net of refunds) after ledger row `afterId`. */
+export async function spentSince(db: Executor, userId: number, afterId: number): Promise<number> {
+  const rows = await db
+    .select({ total: sql<string | null>`sum(${tokenLedger.delta})` })
+    .from(tokenLedger)
+    .where(
+      and(
+        eq(tokenLedger.userId, userId),
+        sql`${tokenLedger.id} > ${afterId}`,
+        notInArray(tokenLedger.reason, NOT_SPENDING),
+      ),
+    );
+  return Math.max(0, -Number(rows[0]?.total ?? 0));
+}
+
+// --- the spend history -------------------------------------------------------------------
+
+export interface LedgerListRow {
+  id: number;
+  delta: number;
+  balanceAfter: number;
+  reason: string;
+  reference: string | null;
+  createdAt: Date;
+  generationModel: string | null;
+  chatModel: string | null;
+  chatInputTokens: number | null;
+  chatOutputTokens: number | null;
+  paymentId: string | null;
+  paymentTokens: number | null;
+  paymentPackage: string | null;
+}
+
+export async function listLedger(
+  db: Executor,
+  userId: number,
+  page: number,
+  limit: number,
+): Promise<{ rows: LedgerListRow[]; total: number }> {
+  const rows = await db
+    .select({
+      id: tokenLedger.id,
+      delta: tokenLedger.delta,
+      balanceAfter: tokenLedger.balanceAfter,
+      reason: tokenLedger.reason,
+      reference: tokenLedger.reference,
+      createdAt: tokenLedger.createdAt,
+      generationModel: generationRequests.model,
+      chatModel: chatRequests.model,
+      chatInputTokens: chatRequests.inputTokens,
+      chatOutputTokens: chatRequests.outputTokens,
+      paymentId: payments.id,
+      paymentTokens: payments.tokensAmount,
+      paymentPackage: payments.packageType,
+    })
+    .from(tokenLedger)
+    // References are "<kind>:<id>"; the casts are guarded by the prefix so the joins stay
+    // primary-key lookups.
+    .leftJoin(
+      generationRequests,
+      sql`${generationRequests.id} = (case when ${tokenLedger.reference} ~ '^generation_request:[0-9]{1,9}$'
+        then substr(${tokenLedger.reference}, 20)::int end)`,
+    )
+    .leftJoin(
+      chatRequests,
+      sql`${chatRequests.id} = (case when ${tokenLedger.reference} ~ '^chat_request:[0-9]{1,9}$'
+        then substr(${tokenLedger.reference}, 14)::int end)`,
+    )
+    .leftJoin(
+      payments,
+      sql`${payments.id} = (case when ${tokenLedger.reference} like 'payment:%' then substr(${tokenLedger.reference}, 9) end)`,
+    )
+    .where(eq(tokenLedger.userId, userId))
+    .orderBy(desc(tokenLedger.id))
+    .limit(limit)
+    .offset((page - 1) * limit);
+  const totals = await db.select({ n: count() }).from(tokenLedger).where(eq(tokenLedger.userId, userId));
+  return { rows, total: Number(totals[0]?.n ?? 0) };
+}

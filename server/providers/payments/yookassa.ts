@@ -1,0 +1,180 @@
+import { formatRub, parseRub } from '../../../src/domain/billing';
+import {
+  PaymentProviderError,
+  type CreatePaymentRequest,
+  type PaymentProvider,
+  type ProviderPayment,
+  type ProviderPaymentStatus,
+  type RefundRequest,
+} from './types';
+
+export interface YookassaOptions {
+  shopId: string;
+  secretKey: string;
+  /** e.g. https://api.yookassa.ru/v3 (no trailing slash). */
+  apiUrl: string;
+  timeoutMs: number;
+  /** Retries of a 5xx, 202, 429 or timeout, each under the same Idempotence-Key. */
+  retries: number;
+  receipts: { vatCode: number; paymentSubject: string; paymentMode: string } | null;
+  /** Pause before retry `attempt` (1-based); tests pass a short one. */
+  backoffMs?: (attempt: number, retryAfterSeconds: number | undefined) => number;
+}
+
+interface WirePayment {
+  id: string;
+  status: ProviderPaymentStatus;
+  amount?: { value: string; currency: string };
+  confirmation?: { type?: string; confirmation_url?: string };
+  payment_method?: { id?: string; saved?: boolean };
+  cancellation_details?: { party?: string; reason?: string };
+  metadata?: Record<string, string>;
+}
+
+/**
+ * YooKassa API v3 (PROVIDERS.md): Basic auth, JSON, an Idempotence-Key on every POST. A
+ * 500 or a 202 means "result unknown": the same request is repeated with the same key, so
+ * it can never create a second payment.
+ */
+export class YookassaProvider implements PaymentProvider {
+  readonly kind = 'yookassa' as const;
+  private readonly auth: string;
+
+  constructor(private readonly options: YookassaOptions) {
+    this.auth = `Basic ${Buffer.from(`${options.shopId}:${options.secretKey}`).toString('base64')}`;
+  }
+
+  async createPayment(request: CreatePaymentRequest): Promise<ProviderPayment> {
+    const value = formatRub(request.amountKopecks);
+    const body: Record<string, unknown> = {
+      amount: { value, currency: 'RUB' },
+      capture: true,
+      description: request.description.slice(0, 128),
+      metadata: request.metadata,
+    };
+    if (request.paymentMethodId) body.payment_method_id = request.paymentMethodId;
+    else body.confirmation = { type: 'redirect', return_url: request.returnUrl };
+    if (request.savePaymentMethod) body.save_payment_method = true;
+    if (this.options.receipts && request.customerEmail) {
+      body.receipt = {
+        customer: { email: request.customerEmail },
+        items: [
+          {
+            description: request.description.slice(0, 128),
+            quantity: '1.00',
+            amount: { value, currency: 'RUB' },
+            vat_code: this.options.receipts.vatCode,
+            payment_subject: this.options.receipts.paymentSubject,
+            payment_mode: this.options.receipts.paymentMode,
+          },
+        ],
+      };
+    }
+    return toPayment(await this.call<WirePayment>('POST', '/payments', body, request.idempotenceKey));
+  }
+
+  async getPayment(providerPaymentId: string): Promise<ProviderPayment> {
+    return toPayment(await this.call<WirePayment>('GET', `/payments/${encodeURIComponent(providerPaymentId)}`));
+  }
+
+  async refund(request: RefundRequest): Promise<{ id: string; status: string }> {
+    return this.call<{ id: string; status: string }>(
+      'POST',
+      '/refunds',
+      {
+        amount: { value: formatRub(request.amountKopecks), currency: 'RUB' },
+        payment_id: request.providerPaymentId,
+        description: request.description,
+      },
+      request.idempotenceKey,
+    );
+  }
+
+  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown, idempotenceKey?: string): Promise<T> {
+    const headers: Record<string, string> = { authorization: this.auth, accept: 'application/json' };
+    if (method === 'POST') {
+      headers['content-type'] = 'application/json';
+      if (!idempotenceKey) throw new Error('YooKassa POSTs need an Idempotence-Key');
+      headers['idempotence-key'] = idempotenceKey;
+    }
+    let lastError: PaymentProviderError | undefined;
+    for (let attempt = 0; attempt <= this.options.retries; attempt += 1) {
+      if (attempt > 0) await pause(this.backoff(attempt, lastError));
+      let response: Response;
+      try {
+        response = await fetch(`${this.options.apiUrl}${path}`, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(this.options.timeoutMs),
+        });
+      } catch (error) {
+        lastError = new PaymentProviderError(`YooKassa ${method} ${path}: ${String(error)}`, 'unavailable', {
+          cause: error,
+        });
+        continue;
+      }
+      const text = await response.text().catch(() => '');
+      if (response.status === 200) return parseJson<T>(text, path);
+      const detail = safeJson(text);
+      const options = { status: response.status, code: detail?.code };
+      if (response.status === 202 || response.status === 429 || response.status >= 500) {
+        lastError = new PaymentProviderError(`YooKassa ${method} ${path}: ${response.status}`, 'unavailable', options);
+        (lastError as { retryAfter?: number }).retryAfter = detail?.retry_after;
+        continue;
+      }
+      const kind = response.status === 404 ? 'not_found' : 'refused';
+      throw new PaymentProviderError(
+        `YooKassa ${method} ${path}: ${response.status} ${detail?.code ?? ''} ${detail?.description ?? ''}`.trim(),
+        kind,
+        options,
+      );
+    }
+    throw lastError ?? new PaymentProviderError('YooKassa: no attempt made', 'unavailable');
+  }
+
+  private backoff(attempt: number, error: PaymentProviderError | undefined): number {
+    const retryAfter = (error as { retryAfter?: number } | undefined)?.retryAfter;
+    if (this.options.backoffMs) return this.options.backoffMs(attempt, retryAfter);
+    if (retryAfter !== undefined) return Math.min(retryAfter * 1000, 10_000);
+    return Math.min(250 * 2 ** (attempt - 1), 4000);
+  }
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function safeJson(text: string): { code?: string; description?: string; retry_after?: number } | undefined {
+  try {
+    return JSON.parse(text) as { code?: string; description?: string; retry_after?: number };
+  } catch {
+    return undefined;
+  }
+}
+
+function parseJson<T>(text: string, path: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw new PaymentProviderError(`YooKassa ${path}: the answer is not JSON`, 'unavailable', { cause: error });
+  }
+}
+
+function toPayment(wire: WirePayment): ProviderPayment {
+  if (typeof wire.id !== 'string' || typeof wire.status !== 'string') {
+    throw new PaymentProviderError('YooKassa: a payment without id or status', 'unavailable');
+  }
+  const amountKopecks = wire.amount ? (parseRub(wire.amount.value) ?? 0) : 0;
+  return {
+    id: wire.id,
+    status: wire.status,
+    amountKopecks,
+    confirmationUrl: wire.confirmation?.confirmation_url ?? null,
+    paymentMethod: wire.payment_method?.id
+      ? { id: wire.payment_method.id, saved: wire.payment_method.saved === true }
+      : null,
+    cancellationReason: wire.cancellation_details?.reason ?? null,
+    metadata: wire.metadata ?? {},
+  };
+}

@@ -1,0 +1,135 @@
+import {
+  formatRub,
+  TOKEN_PRICE_KOPECKS,
+  type LedgerEntry,
+  type PaymentHistoryItem,
+  type Plan,
+} from '../../domain/billing';
+import { i18next, resources, storedLanguage } from '../../i18n';
+
+const t = i18next.t;
+
+/** SPEC's English messages in the chosen language; an unknown text is shown as it came. */
+export function translateBillingError(message: string): string {
+  const language = storedLanguage();
+  const own: Record<string, string> = resources[language].billing.errors;
+  const common: Record<string, string> = resources[language].common.errors;
+  return own[message] ?? common[message] ?? message;
+}
+
+/** "70.00" as the language writes it: 70.00 in English, 70,00 in Russian. */
+export function localAmount(amount: string): string {
+  return storedLanguage() === 'ru' ? amount.replace('.', ',') : amount;
+}
+
+/** An amount with its currency: RUB is shown as the rouble sign (SPEC section 3). */
+export function money(amount: string, currency: string): string {
+  return currency === 'RUB' ? t('billing:rub', { amount: localAmount(amount) }) : `${localAmount(amount)} ${currency}`;
+}
+
+/** The price of `tokens` tokens for the screen, e.g. "70.00" (or "70,00"). */
+export function tokensPrice(tokens: number): string {
+  return localAmount(formatRub(tokens * TOKEN_PRICE_KOPECKS));
+}
+
+/** 0.7 RUB per token, as the language writes it. */
+export function tokenRate(): string {
+  const rate = (TOKEN_PRICE_KOPECKS / 100).toString();
+  return storedLanguage() === 'ru' ? rate.replace('.', ',') : rate;
+}
+
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '—';
+  return date.toLocaleDateString(storedLanguage(), { day: 'numeric', month: 'long', year: 'numeric' });
+}
+
+export function formatDateTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return date.toLocaleString(storedLanguage(), { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+export function planName(id: string): string {
+  const names: Record<string, string> = resources[storedLanguage()].billing.planNames;
+  return names[id] ?? id;
+}
+
+export function statusName(status: string): string {
+  const names: Record<string, string> = resources[storedLanguage()].billing.statuses;
+  return names[status] ?? status;
+}
+
+export function paymentStatusName(status: string): string {
+  const names: Record<string, string> = resources[storedLanguage()].billing.history.statuses;
+  return names[status] ?? status;
+}
+
+/** A history row in words: the package and its tokens; the server's English as the fallback. */
+export function historyDescription(item: PaymentHistoryItem): string {
+  if (item.packageType === 'tokens') {
+    return item.tokensAmount > 0
+      ? t('billing:history.packages.tokens', { count: item.tokensAmount })
+      : t('billing:history.packages.tokensPlain');
+  }
+  if (item.packageType === 'pro') return t('billing:history.packages.pro');
+  if (item.packageType === 'premium') return t('billing:history.packages.premium');
+  return item.description;
+}
+
+/** A ledger row in words from its kind and params (Russian plurals); its description otherwise. */
+export function ledgerDescription(entry: LedgerEntry): string {
+  const { model, tokens, plan } = entry.params;
+  switch (entry.kind) {
+    case 'signup':
+      return t('billing:ledger.kinds.signup');
+    case 'image':
+      return model ? t('billing:ledger.kinds.image', { model }) : t('billing:ledger.kinds.imagePlain');
+    case 'portrait':
+      return t('billing:ledger.kinds.portrait');
+    case 'chat':
+      return model && tokens !== undefined
+        ? t('billing:ledger.kinds.chat', { model, count: tokens })
+        : t('billing:ledger.kinds.chatPlain');
+    case 'refund':
+      return t('billing:ledger.kinds.refund');
+    case 'purchase':
+      return t('billing:ledger.kinds.purchase', { count: Math.abs(entry.delta) });
+    case 'subscription_grant':
+      return plan
+        ? t('billing:ledger.kinds.subscription_grant', { plan: planName(plan) })
+        : t('billing:ledger.kinds.subscription_grantPlain');
+    case 'subscription_expiry':
+      return t('billing:ledger.kinds.subscription_expiry');
+    case 'admin':
+      return t('billing:ledger.kinds.admin');
+    case 'other':
+      return entry.description;
+  }
+}
+
+/** The plan's price line: free, per month, or per token. */
+export function planPrice(plan: Plan): string {
+  if (plan.priceRub !== null) return t('billing:plans.perMonth', { price: plan.priceRub });
+  if (plan.pricePerTokenRub !== null) return t('billing:plans.perToken', { price: tokenRate() });
+  return t('billing:plans.free');
+}
+
+/** One feature line of a plan, from the keys the plan lists. */
+export function planFeature(plan: Plan, key: string): string {
+  switch (key) {
+    case 'signupTokens':
+      return t('billing:plans.features.signupTokens', { count: plan.signupTokens });
+    case 'monthlyTokens':
+      return t('billing:plans.features.monthlyTokens', { count: plan.tokensPerMonth });
+    case 'trial':
+      return t('billing:plans.features.trial', { count: plan.trialDays });
+    case 'perToken':
+      return t('billing:plans.features.perToken', { price: tokenRate() });
+    default: {
+      const features: Record<string, string> = resources[storedLanguage()].billing.plans.features;
+      return features[key] ?? key;
+    }
+  }
+}

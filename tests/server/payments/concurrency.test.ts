@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../server/db/client';
+import { entriesFor } from '../../../server/ledger/repository';
+import { postgresUrl, type TestApp, type TestDatabaseKind } from '../helpers';
+import { balance, expectLedgerConsistent, postJson, signedInUser, type TestUser } from '../images/support';
+import { FakeYookassa } from '../providers/payments/fake-yookassa';
+import { buyTokens, providerIdOf, returnFrom, startYookassaApp, subscriptionOf, webhook } from './support';
+
+const url = postgresUrl();
+
+// Row locks and a real connection pool only exist on PostgreSQL; PGlite runs one query at a time.
+describe.skipIf(!url)('payments under concurrency on PostgreSQL', { timeout: 240_000 }, () => {
+  let fake: FakeYookassa;
+  let databaseUrl: string;
+  let first: TestApp;
+  let second: TestApp;
+  const dbName = `t_pay_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+
+  beforeAll(async () => {
+    fake = await new FakeYookassa().start();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${dbName}`);
+    await admin.end();
+    const shared = new URL(url ?? '');
+    shared.pathname = `/${dbName}`;
+    databaseUrl = shared.href;
+    // Two app instances on one database, as behind a load balancer.
+    const kind: TestDatabaseKind = {
+      name: 'postgres',
+      open: () => openDatabase({ kind: 'postgres', url: databaseUrl, poolSize: 20 }),
+    };
+    first = await startYookassaApp(kind, fake);
+    second = await startYookassaApp(kind, fake);
+  });
+  afterAll(async () => {
+    await first.close();
+    await second.close();
+    await fake.stop();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it('50 webhook deliveries and 50 returns at once, to both instances, credit exactly once', async () => {
+    const user = await signedInUser(first, 'rush@example.com');
+    const { paymentId, providerId } = await buyTokens(first, user, 1000);
+    fake.decide(providerId, { status: 'succeeded' });
+    const apps = [first, second];
+    const results = await Promise.all([
+      ...Array.from({ length: 50 }, (_, i) => webhook(apps[i % 2] as TestApp, fake.notification(providerId))),
+      ...Array.from({ length: 50 }, (_, i) =>
+        returnFrom(apps[i % 2] as TestApp, user, paymentId).then((r) => (r.location?.includes('success') ? 200 : 0)),
+      ),
+      first.services.payments.reconcile(new Date(Date.now() + 3_600_000)).then(() => 200),
+    ]);
+    expect(results.every((status) => status === 200)).toBe(true);
+    expect(await balance(first, user)).toBe(1050);
+    const purchases = (await entriesFor(first.database.db, user.id)).filter((e) => e.reason === 'purchase');
+    expect(purchases).toHaveLength(1);
+    await expectLedgerConsistent(first, user);
+  });
+
+  it('the renewal job run by two instances at once charges each due subscription once', async () => {
+    const users: TestUser[] = [];
+    for (const name of ['r1', 'r2', 'r3', 'r4']) {
+      const user = await signedInUser(first, `${name}@example.com`);
+      const created = await postJson(first, user, '/api/payments/create-subscription-payment', { plan: 'premium' });
+      const providerId = await providerIdOf(first, (created.body.data as { paymentId: string }).paymentId);
+      fake.decide(providerId, { status: 'succeeded' });
+      expect(await webhook(second, fake.notification(providerId))).toBe(200);
+      users.push(user);
+    }
+    const ends = await Promise.all(
+      users.map(async (u) => (await subscriptionOf(first, u.id))?.periodEnd?.getTime() ?? 0),
+    );
+    const due = new Date(Math.max(...ends) + 1000);
+    const before = fake.calls.length;
+    const runs = await Promise.all([
+      first.services.payments.renew(due),
+      second.services.payments.renew(due),
+      first.services.payments.renew(due),
+      second.services.payments.renew(due),
+    ]);
+    expect(runs.reduce((sum, r) => sum + r.renewed, 0)).toBe(4);
+    const charges = fake.calls.slice(before).filter((c) => c.method === 'POST' && c.body?.payment_method_id);
+    expect(new Set(charges.map((c) => c.idempotenceKey)).size).toBe(4);
+    for (const user of users) {
+      const grants = (await entriesFor(first.database.db, user.id)).filter((e) => e.reason === 'subscription_grant');
+      expect(grants).toHaveLength(2);
+      expect(await balance(first, user)).toBe(50 + 2500 + 2500);
+      expect((await subscriptionOf(first, user.id))?.period).toBe(2);
+      await expectLedgerConsistent(first, user);
+    }
+  });
+});

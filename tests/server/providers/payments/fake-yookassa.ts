@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A fake YooKassa API v3 on 127.0.0.1 speaking PROVIDERS.md: Basic auth, Idempotence-Key
+ * on every POST (a repeat with the same key gets the same object), payments, refunds, the
+ * documented error bodies. Tests queue failures, decide payments as the customer would,
+ * and read back what the adapter sent.
+ */
+
+export interface WirePayment {
+  id: string;
+  status: 'pending' | 'waiting_for_capture' | 'succeeded' | 'canceled';
+  paid: boolean;
+  amount: { value: string; currency: string };
+  confirmation?: { type: 'redirect'; confirmation_url: string };
+  created_at: string;
+  description: string;
+  metadata: Record<string, string>;
+  payment_method?: { type: 'bank_card'; id: string; saved: boolean };
+  test: true;
+  cancellation_details?: { party: string; reason: string };
+}
+
+export type FakeFailure =
+  | { kind: 'error'; status: number; code?: string; retryAfter?: number }
+  /** Holds the request longer than the adapter waits. */
+  | { kind: 'hang'; ms: number }
+  /** A 202: YooKassa has not finished; the same key must be retried. */
+  | { kind: 'accepted' };
+
+export interface RecordedCall {
+  method: string;
+  path: string;
+  idempotenceKey: string | undefined;
+  authorization: string | undefined;
+  body: Record<string, unknown> | undefined;
+}
+
+export class FakeYookassa {
+  readonly payments = new Map<string, WirePayment>();
+  readonly refunds: Array<{ id: string; payment_id: string; amount: { value: string } }> = [];
+  readonly calls: RecordedCall[] = [];
+  /** Failures answered before the next requests, in order. */
+  readonly failures: FakeFailure[] = [];
+  /** What a charge of a saved method (no confirmation) ends in. */
+  recurring: { status: 'succeeded' } | { status: 'canceled'; reason: string } | { status: 'pending' } = {
+    status: 'succeeded',
+  };
+  private readonly byKey = new Map<string, string>();
+  private server = createServer((req, res) => void this.handle(req, res));
+  url = '';
+
+  constructor(
+    readonly shopId = 'shop-1',
+    readonly secretKey = 'test_secret',
+  ) {}
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v3`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** The customer pays or the bank declines, on YooKassa's side. */
+  decide(id: string, outcome: { status: 'succeeded' } | { status: 'canceled'; reason: string }): WirePayment {
+    const payment = this.payments.get(id);
+    if (!payment) throw new Error(`no fake payment ${id}`);
+    if (outcome.status === 'succeeded') {
+      payment.status = 'succeeded';
+      payment.paid = true;
+      payment.payment_method = { type: 'bank_card', id: `pm-${payment.id}`, saved: payment.metadata.__save === '1' };
+    } else {
+      payment.status = 'canceled';
+      payment.cancellation_details = { party: 'payment_network', reason: outcome.reason };
+    }
+    return payment;
+  }
+
+  /** The body YooKassa would POST to our webhook for this payment. */
+  notification(id: string, event = 'payment.succeeded'): Record<string, unknown> {
+    const payment = this.payments.get(id);
+    return { type: 'notification', event, object: payment ?? { id } };
+  }
+
+  postsWithKey(key: string): RecordedCall[] {
+    return this.calls.filter((c) => c.method === 'POST' && c.idempotenceKey === key);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const path = (req.url ?? '').replace(/^\/v3/, '');
+    const call: RecordedCall = {
+      method: req.method ?? '',
+      path,
+      idempotenceKey: header(req, 'idempotence-key'),
+      authorization: header(req, 'authorization'),
+      body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined,
+    };
+    this.calls.push(call);
+    const expected = `Basic ${Buffer.from(`${this.shopId}:${this.secretKey}`).toString('base64')}`;
+    if (call.authorization !== expected) return error(res, 401, 'invalid_credentials');
+    const failure = this.failures.shift();
+    if (failure?.kind === 'hang') {
+      await new Promise((resolve) => setTimeout(resolve, failure.ms));
+      if (res.destroyed) return;
+    } else if (failure?.kind === 'error') {
+      return error(res, failure.status, failure.code ?? 'internal_server_error', failure.retryAfter);
+    } else if (failure?.kind === 'accepted') {
+      return send(res, 202, { type: 'processing', retry_after: 1 });
+    }
+    if (call.method === 'POST' && !call.idempotenceKey) return error(res, 400, 'invalid_request');
+
+    if (call.method === 'POST' && path === '/payments') return send(res, 200, this.create(call));
+    const get = /^\/payments\/([^/]+)$/.exec(path);
+    if (call.method === 'GET' && get) {
+      const payment = this.payments.get(decodeURIComponent(get[1] ?? ''));
+      return payment ? send(res, 200, payment) : error(res, 404, 'not_found');
+    }
+    if (call.method === 'POST' && path === '/refunds') {
+      const body = call.body as { payment_id: string; amount: { value: string } };
+      const previous = this.byKey.get(`refund:${call.idempotenceKey}`);
+      if (previous) return send(res, 200, { id: previous, status: 'succeeded' });
+      const paid = this.payments.get(body.payment_id);
+      if (!paid || paid.status !== 'succeeded') return error(res, 400, 'invalid_request');
+      const refund = { id: `rf-${randomUUID()}`, payment_id: body.payment_id, amount: body.amount };
+      this.refunds.push(refund);
+      this.byKey.set(`refund:${call.idempotenceKey}`, refund.id);
+      return send(res, 200, { id: refund.id, status: 'succeeded' });
+    }
+    return error(res, 404, 'not_found');
+  }
+
+  private create(call: RecordedCall): WirePayment {
+    const key = call.idempotenceKey ?? '';
+    const existing = this.byKey.get(key);
+    if (existing) return this.payments.get(existing) as WirePayment;
+    const body = call.body as {
+      amount: { value: string; currency: string };
+      description: string;
+      metadata: Record<string, string>;
+      confirmation?: { return_url: string };
+      save_payment_method?: boolean;
+      payment_method_id?: string;
+    };
+    const id = `yk-${randomUUID()}`;
+    const payment: WirePayment = {
+      id,
+      status: 'pending',
+      paid: false,
+      amount: body.amount,
+      created_at: new Date().toISOString(),
+      description: body.description,
+      metadata: { ...body.metadata, ...(body.save_payment_method ? { __save: '1' } : {}) },
+      test: true,
+    };
+    if (body.payment_method_id) {
+      const outcome = this.recurring;
+      payment.status = outcome.status;
+      if (outcome.status === 'succeeded') {
+        payment.paid = true;
+        payment.payment_method = { type: 'bank_card', id: body.payment_method_id, saved: true };
+      }
+      if (outcome.status === 'canceled') {
+        payment.cancellation_details = { party: 'payment_network', reason: outcome.reason };
+      }
+    } else {
+      payment.confirmation = { type: 'redirect', confirmation_url: `https://yoomoney.test/checkout/${id}` };
+    }
+    this.payments.set(id, payment);
+    this.byKey.set(key, id);
+    return payment;
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+function error(res: ServerResponse, status: number, code: string, retryAfter?: number): void {
+  send(res, status, {
+    type: 'error',
+    id: randomUUID(),
+    code,
+    description: `fake ${code}`,
+    ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}),
+  });
+}
