@@ -1,0 +1,66 @@
+import type { galleryRu } from './gallery.ru';
+
+/** Texts of the gallery screen (/gallery), English: the same keys as Russian. */
+export const galleryEn: typeof galleryRu = {
+  title: 'Your Gallery',
+  total_one: '{{count}} image in total',
+  total_few: '{{count}} images in total',
+  total_many: '{{count}} images in total',
+  total_other: '{{count}} images in total',
+  pageOf: 'Page {{page}} of {{pages}}',
+  refresh: 'Refresh',
+  search: {
+    label: 'Search by prompt',
+    placeholder: 'Filter this page…',
+    all: 'Search all images',
+    results: 'Search results for “{{query}}”',
+    clear: 'Clear search',
+  },
+  pageSize: 'Per page',
+  card: {
+    view: 'View',
+    viewLabel: 'View image: {{prompt}}',
+    download: 'Download',
+    downloadLabel: 'Download image: {{prompt}}',
+    delete: 'Delete',
+    deleteLabel: 'Delete image: {{prompt}}',
+    created: 'Created',
+    size: 'Size',
+  },
+  pagination: {
+    label: 'Gallery pages',
+    previous: 'Previous',
+    next: 'Next',
+    page: 'Page {{page}}',
+    gap: 'Pages left out',
+  },
+  empty: {
+    none: "You haven't generated any images yet",
+    noneFound: 'No images found',
+    create: 'Create an image',
+  },
+  error: {
+    title: 'The images could not be loaded',
+    retry: 'Try again',
+  },
+  modal: {
+    copy: 'Copy Prompt',
+    copied: 'Prompt copied',
+    delete: 'Delete',
+    previous: 'Previous image',
+    next: 'Next image',
+    keys: 'The ← → arrow keys move between images',
+    negativePrompt: 'Negative prompt',
+    model: 'Model',
+    seed: 'Seed',
+  },
+  confirm: {
+    title: 'Delete this image?',
+    text: 'The image and its thumbnail will be deleted for good. This cannot be undone.',
+    confirm: 'Delete',
+    cancel: 'Cancel',
+    deleting: 'Deleting…',
+  },
+  deleted: 'Image deleted',
+  deleteFailed: 'The image could not be deleted',
+};
