@@ -1,0 +1,106 @@
+import { performance } from 'node:perf_hooks';
+import sharp from 'sharp';
+import { freePort, signInThroughIdp } from '../tests/server/helpers';
+import { DECODED_MAX_EDGE } from '../server/uploads/image-upload';
+import { startChild } from './support/child';
+
+/**
+ * The server's own cost of one portrait with an instant provider (multipart parsing, the
+ * checks, the photo's decode and re-encode, ledger, storage, the response), through the
+ * real app in a process of its own, next to the bare sharp decode and re-encode of the
+ * same photo in this process, interleaved. Then 10 simultaneous uploads of an 8 MB photo,
+ * with the app's peak resident memory.
+ * Targets: ours p50 <= 1.3x the bare work p50; 10/10 succeed; the app stays under 400 MB.
+ */
+const ROUNDS = 15;
+const WARMUP = 3;
+const TARGET_RATIO = 1.3;
+const CONCURRENT = 10;
+const MEMORY_LIMIT_MB = 400;
+
+const p50 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+
+/** A 12 MP photo of noise: about the size of a phone picture, and hard to compress. */
+async function benchPhoto(sigma: number, quality: number): Promise<Buffer> {
+  return sharp({
+    create: {
+      width: 4000,
+      height: 3000,
+      channels: 3,
+      background: '#b07a5e',
+      noise: { type: 'gaussian', mean: 128, sigma },
+    },
+  })
+    .jpeg({ quality })
+    .toBuffer();
+}
+
+export default async function portraitBench(): Promise<void> {
+  const photo = await benchPhoto(30, 80);
+  const big = await benchPhoto(60, 88);
+  const bare = () =>
+    sharp(photo, { failOn: 'truncated', sequentialRead: true })
+      .rotate()
+      .resize({ width: DECODED_MAX_EDGE, height: DECODED_MAX_EDGE, fit: 'inside', withoutEnlargement: true })
+      .jpeg({ quality: 90 })
+      .toBuffer();
+  const port = await freePort();
+  const app = await startChild('portrait-server-process.ts', { PORT: String(port) }, { discardStdout: true });
+  const url = `http://localhost:${port}`;
+  try {
+    const { jar } = await signInThroughIdp({ url }, 'bench@example.com');
+    const create = async (bytes: Buffer, i: number) => {
+      const form = new FormData();
+      form.append('prompt', `benchmark portrait ${i}`);
+      form.append('user_image_file', new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' }), 'photo.jpg');
+      form.append('aspect_ratio', '2:3');
+      form.append('output_format', 'webp');
+      const response = await fetch(`${url}/api/face-swap/generate`, {
+        method: 'POST',
+        headers: { origin: url, cookie: jar.header() },
+        body: form,
+      });
+      await response.arrayBuffer();
+      return response.status;
+    };
+
+    const bareMs: number[] = [];
+    const oursMs: number[] = [];
+    for (let i = 0; i < WARMUP + ROUNDS; i += 1) {
+      let start = performance.now();
+      await bare();
+      const b = performance.now() - start;
+      start = performance.now();
+      const status = await create(photo, i);
+      const o = performance.now() - start;
+      if (status !== 200) throw new Error(`portrait ${i} answered ${status}`);
+      if (i >= WARMUP) {
+        bareMs.push(b);
+        oursMs.push(o);
+      }
+    }
+    const ratio = p50(oursMs) / p50(bareMs);
+
+    await app.ask('memory');
+    const start = performance.now();
+    const statuses = await Promise.all(Array.from({ length: CONCURRENT }, (_, i) => create(big, 1000 + i)));
+    const concurrentMs = performance.now() - start;
+    const memory = await app.ask<{ rss: number; peakRss: number }>('memory');
+    const failed = statuses.filter((s) => s !== 200).length;
+    const peakMb = memory.peakRss / 1024 / 1024;
+
+    console.log(
+      `photo 4000x3000 JPEG ${(photo.length / 1024 / 1024).toFixed(2)} MB: bare sharp decode + re-encode p50 ${p50(bareMs).toFixed(0)} ms (${ROUNDS} rounds)`,
+    );
+    console.log(`portrait request with an instant provider: p50 ${p50(oursMs).toFixed(0)} ms`);
+    console.log(`ours / bare at p50: ${ratio.toFixed(2)}x (target <= ${TARGET_RATIO}x)`);
+    console.log(
+      `${CONCURRENT} simultaneous ${(big.length / 1024 / 1024).toFixed(2)} MB uploads: ${CONCURRENT - failed} ok, ${failed} failed, ${concurrentMs.toFixed(0)} ms; app peak RSS ${peakMb.toFixed(0)} MB (limit ${MEMORY_LIMIT_MB} MB)`,
+    );
+    if (ratio > TARGET_RATIO) throw new Error(`ours is ${ratio.toFixed(2)}x the bare work, over ${TARGET_RATIO}x`);
+    if (failed > 0) throw new Error(`${failed} of ${CONCURRENT} simultaneous uploads failed: ${statuses.join(',')}`);
+    if (peakMb > MEMORY_LIMIT_MB) throw new Error(`the app peaked at ${peakMb.toFixed(0)} MB`);
+  } finally {
+    await app.stop();
+  }
+}

@@ -1,0 +1,254 @@
+import { PROMPT_MAX_LENGTH, isStylePreset, generationMessages, formatImageSize } from '../../src/domain/images';
+import {
+  DEFAULT_PORTRAIT_ASPECT_RATIO,
+  isPortraitAspectRatio,
+  isPortraitOutputFormat,
+  PORTRAIT_COST,
+  PORTRAIT_MODEL,
+  PORTRAIT_MODEL_LABEL,
+  portraitMessages,
+  type PortraitAspectRatio,
+  type PortraitOutputFormat,
+} from '../../src/domain/portraits';
+import { isStorableText, textLength, textMessages } from '../../src/domain/text';
+import type { Db } from '../db/client';
+import { AppError } from '../errors';
+import { IMAGE_FILE_NAME, readStoredFile, type ImageStorage } from '../images/storage';
+import { withDeadline, type PaidJobs } from '../jobs/paid-job';
+import type { LedgerService } from '../ledger/service';
+import { portraitPixelSize } from '../providers/portraits/offline';
+import { PortraitProviderError, type PortraitProvider, type PortraitResult } from '../providers/portraits/types';
+import { checkUploadBytes, decodeUpload } from '../uploads/image-upload';
+import { portraitProviderErrorToAppError } from './app-error';
+import * as repo from './repository';
+
+/** The multipart request as read off the wire (routes.ts), not yet checked. */
+export interface PortraitForm {
+  fields: Partial<Record<string, string>>;
+  /** The uploaded photo: its first bytes up to the limit, and how many bytes it really had. */
+  file?: { bytes: Buffer; size: number; fileName: string };
+}
+
+export interface PortraitReply {
+  success: true;
+  data: { id: number; url: string; prompt: string };
+  tokens: { charged: number };
+  message: string;
+}
+
+export interface PortraitServiceOptions {
+  appUrl: string;
+  /** Upper bound of one provider call (the adapter cancels its own work a little earlier). */
+  providerTimeoutMs: number;
+}
+
+/** Lets the Replicate adapter cancel its prediction before our own deadline strikes. */
+const DEADLINE_MARGIN_MS = 5000;
+
+/**
+ * Portraits (SPEC sections 2, 5, 7): the checks in SPEC's order, the photo decoded and
+ * re-encoded before anything else sees it, then a paid job like image generation: one
+ * statement charges 12 tokens with the PENDING request, one completes it with the image
+ * row, any failure refunds. The uploaded photo lives only in this request's memory.
+ */
+export class PortraitService {
+  constructor(
+    private readonly db: Db,
+    private readonly ledger: LedgerService,
+    private readonly jobs: PaidJobs,
+    private readonly provider: PortraitProvider,
+    private readonly storage: ImageStorage,
+    private readonly options: PortraitServiceOptions,
+  ) {}
+
+  async create(userId: number, form: PortraitForm): Promise<PortraitReply> {
+    const request = parseForm(form, this.options.appUrl);
+
+    // Cheap checks of the photo before the balance, like the browser does on choosing it.
+    if (request.photo.kind === 'upload') checkUploadBytes(request.photo.bytes, request.photo.size);
+    const owned = request.photo.kind === 'reference' ? await this.ownedImage(userId, request.photo) : undefined;
+
+    // SPEC's third rule, before the costly decode; the charge itself re-checks atomically.
+    const balance = await this.ledger.balance(userId);
+    if (balance < PORTRAIT_COST) throw insufficient(balance);
+
+    const source = owned ? await this.readStored(owned.fileName) : (request.photo as { bytes: Buffer }).bytes;
+    const photo = await decodeUpload(source);
+
+    const target = portraitPixelSize(request.aspectRatio);
+    const image = await this.jobs.run<PortraitResult>({
+      kind: 'portrait',
+      userId,
+      cost: PORTRAIT_COST,
+      request: {
+        model: PORTRAIT_MODEL,
+        prompt: request.prompt,
+        negativePrompt: null,
+        width: target.width,
+        height: target.height,
+        steps: 0,
+        cfgScale: null,
+        stylePreset: request.stylePreset ?? null,
+        samples: 1,
+      },
+      insufficient,
+      work: () =>
+        withDeadline(
+          this.options.providerTimeoutMs + DEADLINE_MARGIN_MS,
+          (signal) =>
+            this.provider.create({
+              photo,
+              prompt: request.prompt,
+              aspectRatio: request.aspectRatio,
+              stylePreset: request.stylePreset,
+              outputFormat: request.outputFormat,
+              signal,
+            }),
+          (cause) => new PortraitProviderError('timeout', `The portrait provider did not answer in time`, { cause }),
+          (error) => error instanceof PortraitProviderError,
+        ),
+      failure: portraitProviderErrorToAppError,
+      image: (result) => ({
+        originalName: null,
+        prompt: request.prompt,
+        width: result.width,
+        height: result.height,
+        steps: null,
+        cfgScale: null,
+        stylePreset: request.stylePreset ?? null,
+        size: formatImageSize(result),
+        mimeType: result.mimeType,
+        seed: null,
+        model: PORTRAIT_MODEL_LABEL,
+        finishReason: 'success',
+      }),
+      storeFailureMessage: portraitMessages.failure,
+    });
+
+    return {
+      success: true,
+      data: { id: image.id, url: `${this.options.appUrl}/images/${image.fileName}`, prompt: image.prompt },
+      tokens: { charged: PORTRAIT_COST },
+      message: portraitMessages.success,
+    };
+  }
+
+  private async ownedImage(userId: number, reference: PhotoReference) {
+    const found = await repo.findOwnedImage(this.db, userId, reference.ref);
+    if (!found) throw referenceInvalid();
+    return found;
+  }
+
+  /** The stored bytes of one of the user's images (bounded like an upload). */
+  private async readStored(fileName: string): Promise<Buffer> {
+    const bytes = await readStoredFile(this.storage, fileName);
+    if (!bytes) throw new AppError('PHOTO_REFERENCE_INVALID', portraitMessages.referenceInvalid);
+    return bytes;
+  }
+}
+
+interface PhotoReference {
+  kind: 'reference';
+  ref: { id: number } | { fileName: string };
+}
+
+interface PhotoUpload {
+  kind: 'upload';
+  bytes: Buffer;
+  size: number;
+}
+
+interface PortraitRequest {
+  photo: PhotoUpload | PhotoReference;
+  prompt: string;
+  aspectRatio: PortraitAspectRatio;
+  stylePreset?: string;
+  outputFormat: PortraitOutputFormat;
+}
+
+function insufficient(balance: number): AppError {
+  return new AppError('INSUFFICIENT_TOKENS', portraitMessages.insufficientTokens, {
+    details: { balance, cost: PORTRAIT_COST, feature: 'portrait' },
+  });
+}
+
+function referenceInvalid(): AppError {
+  return new AppError('PHOTO_REFERENCE_INVALID', portraitMessages.referenceInvalid);
+}
+
+const present = (value: string | undefined): value is string => value !== undefined && value.trim() !== '';
+
+/** SPEC section 5's rules on the wire form, the first failure in SPEC's order. */
+export function parseForm(form: PortraitForm, appUrl: string): PortraitRequest {
+  const { fields, file } = form;
+  // A form posted with no file chosen carries an empty, nameless file part.
+  const upload = file && !(file.size === 0 && file.fileName === '') ? file : undefined;
+  const reference = fields.user_image;
+  if (!upload && !present(reference)) throw new AppError('PHOTO_REQUIRED', portraitMessages.photoRequired);
+
+  const prompt = fields.prompt ?? '';
+  if (!present(prompt)) throw new AppError('PROMPT_REQUIRED', portraitMessages.promptRequired);
+  if (!isStorableText(prompt, true)) {
+    throw new AppError('INVALID_TEXT', textMessages.invalidCharacters, { details: { field: 'prompt' } });
+  }
+  if (textLength(prompt) > PROMPT_MAX_LENGTH) {
+    throw new AppError('VALIDATION_ERROR', portraitMessages.promptTooLong, {
+      details: { field: 'prompt', max: PROMPT_MAX_LENGTH, length: textLength(prompt) },
+    });
+  }
+
+  const aspectRatio = fields.aspect_ratio;
+  if (aspectRatio !== undefined && !isPortraitAspectRatio(aspectRatio)) {
+    throw new AppError('VALIDATION_ERROR', portraitMessages.aspectRatioInvalid, {
+      details: { field: 'aspect_ratio' },
+    });
+  }
+  const outputFormat = fields.output_format;
+  if (outputFormat !== undefined && !isPortraitOutputFormat(outputFormat)) {
+    throw new AppError('VALIDATION_ERROR', portraitMessages.outputFormatInvalid, {
+      details: { field: 'output_format' },
+    });
+  }
+  const stylePreset = fields.style_preset;
+  if (stylePreset !== undefined && !isStylePreset(stylePreset)) {
+    throw new AppError('VALIDATION_ERROR', generationMessages.stylePresetInvalid, {
+      details: { field: 'style_preset' },
+    });
+  }
+
+  let photo: PhotoUpload | PhotoReference;
+  if (upload) {
+    photo = { kind: 'upload', bytes: upload.bytes, size: upload.size };
+  } else {
+    photo = { kind: 'reference', ref: parseReference(reference ?? '', appUrl) };
+  }
+  return {
+    photo,
+    prompt,
+    aspectRatio: aspectRatio ?? DEFAULT_PORTRAIT_ASPECT_RATIO,
+    stylePreset: stylePreset === 'none' ? undefined : stylePreset,
+    outputFormat: outputFormat ?? 'webp',
+  };
+}
+
+/**
+ * A reference to one of the user's stored images: its id, its file name, or its address
+ * on this app (`{APP_URL}/images/{fileName}`). Never any other URL: the server is never
+ * made to fetch an address of someone's choosing.
+ */
+export function parseReference(value: string, appUrl: string): { id: number } | { fileName: string } {
+  const text = value.trim();
+  if (/^[1-9]\d{0,9}$/.test(text) && Number(text) <= 2_147_483_647) return { id: Number(text) };
+  if (IMAGE_FILE_NAME.test(text)) return { fileName: text };
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw referenceInvalid();
+  }
+  const match = /^\/images\/([^/]+)$/.exec(url.pathname);
+  if (url.origin !== new URL(appUrl).origin || !match?.[1] || !IMAGE_FILE_NAME.test(match[1]) || url.search) {
+    throw referenceInvalid();
+  }
+  return { fileName: match[1] };
+}
