@@ -10,6 +10,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import { ZodError } from 'zod';
 import { errorCatalogue, type ErrorBody, type ErrorCode } from '../src/domain/errors';
 import { spaRoutePatterns } from '../src/domain/routes';
+import { issueErrorCode } from '../src/domain/text';
 import { mountDevIdentityProvider, DEV_CLIENT_ID } from './auth/dev-idp';
 import { OidcClient } from './auth/oidc';
 import { authRoutes, CALLBACK_PATH } from './auth/routes';
@@ -20,13 +21,28 @@ import { chatRoutes } from './chat/routes';
 import { ChatService } from './chat/service';
 import type { Config } from './config';
 import type { Database } from './db/client';
-import { isAppError } from './errors';
+import { AppError, isAppError } from './errors';
 import { imageRoutes } from './images/routes';
 import { ImageService } from './images/service';
-import { ImageStorage } from './images/storage';
+import { createImageStorage, type ImageStorage } from './images/storage';
+import { PaidJobs } from './jobs/paid-job';
 import { LedgerService } from './ledger/service';
+import { portraitRoutes } from './portraits/routes';
+import { PortraitService } from './portraits/service';
+import { startPaymentJobs } from './payments/jobs';
+import { paymentRoutes } from './payments/routes';
+import { sandboxRoutes } from './payments/sandbox-routes';
+import { PaymentsService } from './payments/service';
+import { createPaymentProvider } from './providers/payments/factory';
+import { SandboxProvider } from './providers/payments/sandbox';
+import type { PaymentProvider } from './providers/payments/types';
 import { createImageProvider } from './providers/images/factory';
 import type { ImageProvider } from './providers/images/types';
+import { createPortraitProvider } from './providers/portraits/factory';
+import type { PortraitProvider } from './providers/portraits/types';
+import { countReconcilerAction, metricsText, observeRequest } from './metrics';
+import { connectRedis, pingRedis } from './redis';
+import { timingSafeEqual } from 'node:crypto';
 
 export interface AppDeps {
   config: Config;
@@ -34,18 +50,38 @@ export interface AppDeps {
   /** Signs cookies and keys the local identity provider's cookies. */
   cookieSecret: string;
   /** Outside services; each defaults to what the config selects (real or offline). */
-  providers?: { images?: ImageProvider };
+  providers?: { images?: ImageProvider; portraits?: PortraitProvider; payments?: PaymentProvider };
   /** Replaces the chat engine and models chosen from the config (benchmarks, tests). */
   chat?: ChatSetup;
+  /** Replaces the image store chosen from the config (tests of store faults). */
+  storage?: ImageStorage;
 }
 
 export interface App {
   server: FastifyInstance;
-  services: { ledger: LedgerService; auth: AuthService; images: ImageService; chat: ChatService };
+  services: {
+    ledger: LedgerService;
+    auth: AuthService;
+    images: ImageService;
+    chat: ChatService;
+    portraits: PortraitService;
+    payments: PaymentsService;
+  };
+  storage: ImageStorage;
 }
 
 /** API prefixes: never answered with the SPA. */
-const API_PREFIXES = ['/api/', '/auth/', '/llm/', '/images/', '/dev-idp', '/healthz'];
+const API_PREFIXES = [
+  '/api/',
+  '/auth/',
+  '/llm/',
+  '/images/',
+  '/dev-idp',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  '/sandbox/',
+];
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps;
@@ -55,8 +91,33 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     requestIdHeader: false,
     trustProxy: config.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
-    forceCloseConnections: true,
+    // Graceful shutdown: close() stops accepting, ends idle keep-alive connections and
+    // waits for requests in flight; those still running after SHUTDOWN_GRACE_MS are cut.
+    forceCloseConnections: 'idle',
   });
+  // An empty JSON body reads as no body (as a request without a content type does), so
+  // e.g. POST /llm/conversations with nothing to say creates a conversation.
+  const defaultJsonParser = server.getDefaultJsonParser('error', 'error');
+  server.removeContentTypeParser('application/json');
+  server.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    // The default parser is callback-style; its declared return type covers the promise form too.
+    void defaultJsonParser(request, text, done);
+  });
+  let cutTimer: NodeJS.Timeout | undefined;
+  server.addHook('preClose', async () => {
+    const cut = () => server.server.closeAllConnections();
+    if (config.SHUTDOWN_GRACE_MS <= 0) cut();
+    else {
+      cutTimer = setTimeout(cut, config.SHUTDOWN_GRACE_MS);
+      cutTimer.unref();
+    }
+  });
+  server.addHook('onClose', async () => clearTimeout(cutTimer));
   server.setValidatorCompiler(validatorCompiler);
   server.setSerializerCompiler(serializerCompiler);
   server.decorateRequest('user', null);
@@ -85,9 +146,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     crossOriginResourcePolicy: { policy: 'same-site' },
   });
   await server.register(cookie, { secret: deps.cookieSecret });
+  // With REDIS_URL every instance counts in Redis, so a client has one allowance
+  // whichever instance answers; a Redis outage skips counting (logged) and still serves.
+  const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, server.log) : undefined;
+  if (redis) server.addHook('onClose', async () => void redis.disconnect());
   await server.register(rateLimit, {
     max: config.RATE_LIMIT_PER_MINUTE,
     timeWindow: 60_000,
+    ...(redis ? { redis, nameSpace: `${config.REDIS_KEY_PREFIX}rate-limit:`, skipOnError: true } : {}),
     errorResponseBuilder: (_request, context) => ({
       statusCode: 429,
       success: false,
@@ -99,6 +165,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   server.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // API answers are per user (balances, conversations, images): never kept by a browser
+    // or a shared cache. Routes that want caching (files, assets) set their own header.
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string' && type.startsWith('application/json') && !reply.hasHeader('cache-control')) {
+      reply.header('cache-control', 'no-store');
+    }
+  });
+  server.addHook('onResponse', async (request, reply) => {
+    // The route's pattern, never the URL: image names and ids would explode the series.
+    const route = request.routeOptions.url ?? 'unmatched';
+    observeRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
   });
 
   // A state-changing request from another site is refused: the session cookie is
@@ -163,21 +240,98 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   authRoutes(server, { config, auth, oidc });
 
-  const storage = new ImageStorage(config.imagesDir);
-  const images = new ImageService(database.db, ledger, deps.providers?.images ?? createImageProvider(config), storage, {
-    appUrl: config.appUrl,
-    providerTimeoutMs: config.STABILITY_TIMEOUT_MS,
-    reconcileGraceMs: config.GENERATION_RECONCILE_GRACE_MS,
-  });
+  const storage = deps.storage ?? createImageStorage(config);
+  const paidJobs = new PaidJobs(database.db, ledger, storage, (error) =>
+    server.log.warn({ err: error }, 'generation heartbeat failed'),
+  );
+  const images = new ImageService(
+    database.db,
+    paidJobs,
+    deps.providers?.images ?? createImageProvider(config),
+    storage,
+    { appUrl: config.appUrl, providerTimeoutMs: config.STABILITY_TIMEOUT_MS },
+  );
   imageRoutes(server, { auth, images, storage });
   startReconciler(server, images, config.GENERATION_RECONCILE_INTERVAL_MS);
+  startOrphanSweep(server, images, config.IMAGE_SWEEP_INTERVAL_MS);
+
+  const portraits = new PortraitService(
+    database.db,
+    ledger,
+    paidJobs,
+    deps.providers?.portraits ?? createPortraitProvider(config),
+    storage,
+    {
+      appUrl: config.appUrl,
+      providerTimeoutMs: config.REPLICATE_TIMEOUT_MS,
+    },
+  );
+  // Portraits are paid jobs too: the images reconciler above refunds any whose heartbeat stopped.
+  portraitRoutes(server, { auth, portraits, appOrigin });
 
   const chatSetup = deps.chat ?? chatSetupFor(config);
   const chat = new ChatService(database.db, chatSetup.engine, chatSetup.models);
   chatRoutes(server, { config, auth, chat });
   startChatReconciler(server, chat, {
     intervalMs: config.CHAT_RECONCILE_INTERVAL_MS,
-    staleAfterMs: config.CHAT_STALE_AFTER_MS,
+  });
+
+  const paymentProvider = deps.providers?.payments ?? createPaymentProvider(config, database.db);
+  const payments = new PaymentsService(
+    database.db,
+    ledger,
+    paymentProvider,
+    {
+      appUrl: config.appUrl,
+      recheckAfterMs: config.PAYMENTS_RECHECK_AFTER_MS,
+      expireAfterMs: config.PAYMENTS_EXPIRE_AFTER_MS,
+      leaseMs: 5 * 60_000,
+      retryIntervalMs: config.SUBSCRIPTION_RETRY_INTERVAL_MS,
+      maxRetries: config.SUBSCRIPTION_MAX_RETRIES,
+    },
+    server.log,
+  );
+  paymentRoutes(server, { auth, payments, webhookSenders: config.YOOKASSA_WEBHOOK_IPS });
+  if (paymentProvider instanceof SandboxProvider) sandboxRoutes(server, { sandbox: paymentProvider, payments });
+  startPaymentJobs(server, payments, {
+    reconcileMs: config.PAYMENTS_RECONCILE_INTERVAL_MS,
+    renewalMs: config.SUBSCRIPTION_RENEWAL_INTERVAL_MS,
+  });
+
+  server.get('/readyz', async (request, reply) => {
+    const checks: Record<string, string> = {};
+    const check = async (name: string, probe: () => Promise<void>) => {
+      try {
+        await probe();
+        checks[name] = 'ok';
+      } catch (error) {
+        request.log.error({ err: error }, `readiness: ${name} unavailable`);
+        checks[name] = 'unavailable';
+      }
+    };
+    await Promise.all([
+      check('database', () => database.ping()),
+      check('storage', () => storage.check()),
+      ...(redis ? [check('redis', () => pingRedis(redis))] : []),
+    ]);
+    // Without Redis requests are still served (the rate limit is skipped and logged), so
+    // a Redis outage reports "degraded" but keeps the instance in the balancer's pool;
+    // without the database or the store it can serve nothing useful.
+    const ready = checks.database === 'ok' && checks.storage === 'ok';
+    const status = !ready ? 'unavailable' : checks.redis === 'unavailable' ? 'degraded' : 'ok';
+    return reply.status(ready ? 200 : 503).send({ status, checks });
+  });
+
+  // Off (404) without METRICS_TOKEN; with it, only for `Authorization: Bearer <token>`.
+  server.get('/metrics', async (request, reply) => {
+    if (!config.METRICS_TOKEN) throw new AppError('NOT_FOUND');
+    const presented = Buffer.from(request.headers.authorization ?? '');
+    const expected = Buffer.from(`Bearer ${config.METRICS_TOKEN}`);
+    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
+      throw new AppError('UNAUTHORIZED');
+    }
+    const { contentType, body } = await metricsText();
+    return reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
   });
 
   server.get('/healthz', async (request, reply) => {
@@ -192,11 +346,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   registerSpa(server, config);
 
-  return { server, services: { ledger, auth, images, chat } };
+  return { server, services: { ledger, auth, images, chat, portraits, payments }, storage };
 }
 
 /** Refunds generations a crash left PENDING, on an interval, for as long as the server runs. */
-function startReconciler(server: FastifyInstance, images: ImageService, intervalMs: number): void {
+function startReconciler(server: FastifyInstance, images: Pick<ImageService, 'reconcile'>, intervalMs: number): void {
   if (intervalMs <= 0) return;
   let running = false;
   const timer = setInterval(() => {
@@ -205,9 +359,37 @@ function startReconciler(server: FastifyInstance, images: ImageService, interval
     images
       .reconcile()
       .then((refunded) => {
+        countReconcilerAction('generation', 'refunded', refunded);
         if (refunded > 0) server.log.warn({ refunded }, 'refunded abandoned generations');
       })
       .catch((error: unknown) => server.log.error({ err: error }, 'generation reconciler failed'))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  server.addHook('onClose', async () => clearInterval(timer));
+}
+
+/** A validation issue's own code (storedText's INVALID_TEXT), else VALIDATION_ERROR. */
+function validationCodeOf(issue: unknown): ErrorCode {
+  const code = issueErrorCode(issue);
+  return code === 'INVALID_TEXT' ? 'INVALID_TEXT' : 'VALIDATION_ERROR';
+}
+
+/** Removes stored files a crash left without their row (ImageService.sweepOrphanFiles). */
+function startOrphanSweep(server: FastifyInstance, images: ImageService, intervalMs: number): void {
+  if (intervalMs <= 0) return;
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    images
+      .sweepOrphanFiles()
+      .then((removed) => {
+        if (removed > 0) server.log.warn({ removed }, 'removed image files without a row');
+      })
+      .catch((error: unknown) => server.log.error({ err: error }, 'orphan image sweep failed'))
       .finally(() => {
         running = false;
       });
@@ -226,16 +408,17 @@ function classify(error: FastifyError & { appCode?: ErrorCode }): { code: ErrorC
     };
   if (error instanceof ZodError) {
     return {
-      code: 'VALIDATION_ERROR',
+      code: validationCodeOf(error.issues[0]),
       status: 400,
       message: error.issues[0]?.message ?? errorCatalogue.VALIDATION_ERROR.message,
     };
   }
   if (error.validation) {
-    // fastify-type-provider-zod puts the zod issues on `validation`.
+    // fastify-type-provider-zod puts the zod issues on `validation`, the issue's own
+    // fields (a custom issue's `params`) under `params`.
     const first = error.validation[0];
     return {
-      code: 'VALIDATION_ERROR',
+      code: validationCodeOf(first?.params),
       status: 400,
       message: first?.message ?? errorCatalogue.VALIDATION_ERROR.message,
     };
@@ -275,7 +458,8 @@ function registerSpa(server: FastifyInstance, config: Config): void {
     });
   }
   const isSpaRoute = (url: string) => spaRoutePatterns.some((pattern) => pattern.test(url));
-  server.setNotFoundHandler(async (request, reply) => {
+  // Unknown paths and the SPA's pages count against the rate limit like any route.
+  server.setNotFoundHandler({ preHandler: server.rateLimit() }, async (request, reply) => {
     const pathname = request.url.split('?')[0] ?? '/';
     const wantsHtml = request.method === 'GET' && !API_PREFIXES.some((p) => pathname.startsWith(p));
     if (hasSpa && wantsHtml) {

@@ -69,10 +69,15 @@ const envSchema = z
     STABILITY_API_KEY: optionalString,
     STABILITY_BASE_URL: z.url().default('https://api.stability.ai'),
     STABILITY_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
-    // How often PENDING generations left by a crash are looked for (0 turns it off),
-    // and how long past STABILITY_TIMEOUT_MS one must be before it is refunded.
+    // How often PENDING generations left by a crash are looked for (0 turns it off). Which
+    // ones are abandoned is decided by their heartbeat (server/jobs/liveness.ts), not here.
     GENERATION_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
-    GENERATION_RECONCILE_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
+    // How often stored images without a row (a crash between write and record) are removed.
+    IMAGE_SWEEP_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(15 * 60_000),
     OPENAI_API_KEY: optionalString,
     OPENAI_BASE_URL: optionalString.pipe(z.url().optional()),
     OPENAI_MODELS: chatModelsJson,
@@ -80,13 +85,116 @@ const envSchema = z
     OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
     CHAT_HEARTBEAT_MS: z.coerce.number().int().min(10).default(15_000),
     CHAT_OFFLINE_TOKEN_DELAY_MS: z.coerce.number().int().min(0).default(25),
-    CHAT_STALE_AFTER_MS: z.coerce
-      .number()
-      .int()
-      .min(1000)
-      .default(15 * 60_000),
     CHAT_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(300),
+    // Portraits: Replicate when a token is set, otherwise the offline engine.
+    REPLICATE_API_TOKEN: optionalString,
+    REPLICATE_BASE_URL: z.url().default('https://api.replicate.com'),
+    REPLICATE_MODEL: z
+      .string()
+      .regex(/^[\w.-]+\/[\w.-]+(:[0-9a-f]+)?$/, 'REPLICATE_MODEL must be owner/name or owner/name:version')
+      .default('black-forest-labs/flux-kontext-pro'),
+    REPLICATE_INPUT_PROMPT: z.string().trim().default('prompt'),
+    REPLICATE_INPUT_IMAGE: z
+      .string()
+      .trim()
+      .min(1, 'REPLICATE_INPUT_IMAGE must name the photo input')
+      .default('input_image'),
+    REPLICATE_INPUT_ASPECT_RATIO: z.string().trim().default('aspect_ratio'),
+    REPLICATE_INPUT_OUTPUT_FORMAT: z.string().trim().default('output_format'),
+    REPLICATE_DELIVERY_HOSTS: z
+      .string()
+      .default('replicate.delivery,*.replicate.delivery')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((h) => h.trim())
+          .filter(Boolean),
+      ),
+    REPLICATE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+    REPLICATE_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
+    // Payments: YooKassa when both credentials are set, otherwise the sandbox checkout.
+    YOOKASSA_SHOP_ID: optionalString,
+    YOOKASSA_SECRET_KEY: optionalString,
+    YOOKASSA_API_URL: z.url().default('https://api.yookassa.ru/v3'),
+    YOOKASSA_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+    YOOKASSA_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+    // Comma-separated addresses and CIDR ranges notifications may come from.
+    YOOKASSA_WEBHOOK_IPS: z
+      .string()
+      .default(
+        '185.71.76.0/27,185.71.77.0/27,77.75.153.0/25,77.75.156.11,77.75.156.35,77.75.154.128/25,2a02:5180::/32',
+      ),
+    YOOKASSA_RECEIPTS: z
+      .enum(['true', 'false', '1', '0'])
+      .default('false')
+      .transform((v) => v === 'true' || v === '1'),
+    YOOKASSA_VAT_CODE: z.coerce.number().int().min(1).max(12).default(1),
+    YOOKASSA_PAYMENT_SUBJECT: z.string().default('service'),
+    YOOKASSA_PAYMENT_MODE: z.string().default('full_prepayment'),
+    // Pending payments are re-read after PAYMENTS_RECHECK_AFTER_MS and closed as expired
+    // after PAYMENTS_EXPIRE_AFTER_MS; the renewal job charges due subscriptions.
+    PAYMENTS_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+    PAYMENTS_RECHECK_AFTER_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(3 * 60_000),
+    PAYMENTS_EXPIRE_AFTER_MS: z.coerce
+      .number()
+      .int()
+      .min(60_000)
+      .default(2 * 60 * 60_000),
+    SUBSCRIPTION_RENEWAL_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(5 * 60_000),
+    SUBSCRIPTION_RETRY_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(24 * 60 * 60_000),
+    SUBSCRIPTION_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+    // Several instances: a shared rate limit, images in a bucket, metrics for a scraper.
+    REDIS_URL: optionalString.pipe(
+      z
+        .url({ message: 'REDIS_URL must be a URL like redis://127.0.0.1:6379 or rediss://host:6380/0' })
+        .refine((v) => /^rediss?:\/\//.test(v), 'REDIS_URL must start with redis:// or rediss://')
+        .optional(),
+    ),
+    REDIS_KEY_PREFIX: z.string().default('imagegen:'),
+    S3_BUCKET: optionalString.pipe(
+      z
+        .string()
+        .regex(
+          /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+          'S3_BUCKET must be a bucket name: 3-63 lowercase letters, digits, dots and hyphens',
+        )
+        .optional(),
+    ),
+    S3_ENDPOINT: optionalString.pipe(
+      z
+        .url({ message: 'S3_ENDPOINT must be an absolute URL like https://s3.example.com' })
+        .refine((v) => /^https?:\/\//.test(v), 'S3_ENDPOINT must start with http:// or https://')
+        .optional(),
+    ),
+    S3_REGION: optionalString.pipe(
+      z
+        .string()
+        .regex(/^[a-z0-9-]+$/, 'S3_REGION must be a region name like us-east-1')
+        .optional(),
+    ),
+    S3_ACCESS_KEY_ID: optionalString,
+    S3_SECRET_ACCESS_KEY: optionalString,
+    S3_FORCE_PATH_STYLE: z
+      .enum(['true', 'false', '1', '0'], { message: 'S3_FORCE_PATH_STYLE must be true or false' })
+      .default('false')
+      .transform((v) => v === 'true' || v === '1'),
+    S3_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+    IMAGE_OFFLINE_DELAY_MS: z.coerce.number().int().min(0).default(0),
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+    METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional()),
   })
   .superRefine((env, ctx) => {
     if (Boolean(env.GOOGLE_CLIENT_ID) !== Boolean(env.GOOGLE_CLIENT_SECRET)) {
@@ -94,6 +202,31 @@ const envSchema = z
         code: 'custom',
         path: ['GOOGLE_CLIENT_SECRET'],
         message: 'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET must be set together',
+      });
+    }
+    if (Boolean(env.YOOKASSA_SHOP_ID) !== Boolean(env.YOOKASSA_SECRET_KEY)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['YOOKASSA_SECRET_KEY'],
+        message: 'YOOKASSA_SHOP_ID and YOOKASSA_SECRET_KEY must be set together',
+      });
+    }
+    if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['S3_SECRET_ACCESS_KEY'],
+        message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together',
+      });
+    }
+    if (!env.S3_BUCKET) {
+      for (const name of ['S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID'] as const) {
+        if (env[name]) ctx.addIssue({ code: 'custom', path: [name], message: `${name} is set but S3_BUCKET is not` });
+      }
+    } else if (!env.S3_REGION && !env.S3_ENDPOINT) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['S3_REGION'],
+        message: 'S3_REGION is required with S3_BUCKET (or S3_ENDPOINT for an S3-compatible store)',
       });
     }
   });
@@ -108,6 +241,8 @@ export interface Config extends Env {
   /** Where the built SPA lives; absent in API-only tests. */
   webDir?: string;
   isProduction: boolean;
+  /** The bucket's region; S3-compatible stores often ignore it. */
+  S3_REGION: string;
 }
 
 export class ConfigError extends Error {
@@ -135,6 +270,7 @@ export function parseConfig(
     imagesDir: path.join(dataDir, 'images'),
     webDir: path.resolve('dist'),
     isProduction: e.NODE_ENV === 'production',
+    S3_REGION: e.S3_REGION ?? 'us-east-1',
     ...overrides,
   };
 }

@@ -46,7 +46,8 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     server.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 10_000);
+    // Requests in flight get SHUTDOWN_GRACE_MS to finish; this is the last resort after it.
+    const force = setTimeout(() => process.exit(1), config.SHUTDOWN_GRACE_MS + 5_000);
     force.unref();
     try {
       await server.close();

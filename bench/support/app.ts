@@ -4,14 +4,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildApp, type App, type AppDeps } from '../../server/app';
 import { parseConfig } from '../../server/config';
-import { openDatabase } from '../../server/db/client';
+import { openDatabase, type Database } from '../../server/db/client';
 
 /**
  * The app as `npm start` runs it (embedded PGlite on disk in a fresh DATA_DIR, production
  * mode, request logs at the default level) on PORT, for a benchmark's app process.
  * `env` adds to the configuration; SIGTERM closes it and removes its data.
  */
-export async function startBenchApp(env: Record<string, string>, deps: Pick<AppDeps, 'providers'> = {}): Promise<App> {
+export async function startBenchApp(
+  env: Record<string, string>,
+  deps: Pick<AppDeps, 'providers'> = {},
+): Promise<App & { database: Database }> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-app-'));
   const config = parseConfig(
     {
@@ -34,5 +37,5 @@ export async function startBenchApp(env: Record<string, string>, deps: Pick<AppD
       process.exit(0);
     })();
   });
-  return app;
+  return Object.assign(app, { database });
 }

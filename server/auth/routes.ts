@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { safeRedirectPath } from '../../src/domain/redirect';
 import type { Config } from '../config';
+import { isAppError } from '../errors';
 import type { OidcClient, PendingLogin } from './oidc';
 import { currentUser, requireUser, SESSION_COOKIE, sessionTokenOf } from './session';
 import { toUserDto, type AuthService } from './service';
@@ -17,22 +19,6 @@ const pendingSchema = z.object({
   failureRedirect: z.string(),
 });
 
-/**
- * Redirect targets are accepted only inside the app's own origin; anything else falls
- * back, so the sign-in flow cannot be used as an open redirect.
- */
-export function safeRedirect(value: unknown, appUrl: string, fallback: string): string {
-  if (typeof value !== 'string' || value === '') return fallback;
-  try {
-    const base = new URL(appUrl);
-    const url = new URL(value, base);
-    if (url.origin !== base.origin) return fallback;
-    return `${url.pathname}${url.search}${url.hash}`;
-  } catch {
-    return fallback;
-  }
-}
-
 function withParam(path: string, key: string, value: string): string {
   const url = new URL(path, 'http://x');
   url.searchParams.set(key, value);
@@ -47,8 +33,8 @@ export function authRoutes(app: FastifyInstance, deps: { config: Config; auth: A
 
   app.get('/auth/google', async (request: FastifyRequest, reply: FastifyReply) => {
     const query = request.query as Record<string, unknown>;
-    const successRedirect = safeRedirect(query.successRedirect, config.appUrl, '/dashboard');
-    const failureRedirect = safeRedirect(query.failureRedirect, config.appUrl, '/login');
+    const successRedirect = safeRedirectPath(query.successRedirect, config.appUrl, '/dashboard');
+    const failureRedirect = safeRedirectPath(query.failureRedirect, config.appUrl, '/login');
     let started: { url: string; pending: PendingLogin };
     try {
       started = await oidc.start();
@@ -92,7 +78,16 @@ export function authRoutes(app: FastifyInstance, deps: { config: Config; auth: A
     } catch (error) {
       return fail('code exchange or ID token check failed', error);
     }
-    const session = await auth.signIn(claims, request.headers['user-agent'] ?? null);
+    let session;
+    try {
+      session = await auth.signIn(claims, request.headers['user-agent'] ?? null);
+    } catch (error) {
+      if (isAppError(error) && error.code === 'ACCOUNT_DISABLED') {
+        request.log.warn({ details: error.details }, 'sign-in refused: account disabled');
+        return reply.redirect(withParam(pending.failureRedirect, 'error', 'account_disabled'));
+      }
+      throw error;
+    }
     reply.setCookie(SESSION_COOKIE, session.token, {
       path: '/',
       httpOnly: true,
@@ -101,7 +96,7 @@ export function authRoutes(app: FastifyInstance, deps: { config: Config; auth: A
       expires: session.expiresAt,
     });
     request.log.info({ userId: session.user.id }, 'signed in');
-    return reply.redirect(pending.successRedirect);
+    return reply.redirect(safeRedirectPath(pending.successRedirect, config.appUrl, '/dashboard'));
   });
 
   app.get('/auth/me', { preHandler: requireUser(auth) }, async (request) => {

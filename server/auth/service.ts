@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { User } from '../../src/domain/user';
 import type { Db } from '../db/client';
+import { AppError } from '../errors';
 import type { LedgerService } from '../ledger/service';
 import * as repo from './repository';
 import type { IdentityClaims, UserRow } from './repository';
@@ -50,6 +51,8 @@ export class AuthService {
     const expiresAt = new Date(Date.now() + this.options.sessionTtlDays * 86_400_000);
     const user = await this.db.transaction(async (tx) => {
       const { user: row, created } = await repo.upsertUser(tx, claims);
+      // An operator disabled the account (`npm run admin -- disable`): no new session.
+      if (!row.isActive) throw new AppError('ACCOUNT_DISABLED', undefined, { details: { userId: row.id } });
       let current = row;
       if (created && this.options.starterTokens > 0) {
         await this.ledger.credit(

@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { chatRequests, conversations, messages, users } from '../db/schema';
 import { NEW_CONVERSATION_TITLE } from '../../src/domain/conversation';
+import { heartbeatStale } from '../jobs/liveness';
 import { balanceOf, balanceUpdateSql, ledgerRowSql } from '../ledger/repository';
 
 export type ConversationRow = typeof conversations.$inferSelect;
@@ -227,6 +228,8 @@ export interface Settlement {
   release: number;
   /** The assistant's reply, stored when there is text. */
   reply?: { content: string; model: string; tokensUsed: number };
+  /** Only when its heartbeat stopped this long ago (the reconciler): a live stream is left alone. */
+  onlyIfStaleMs?: number;
 }
 
 export type SettlementOutcome =
@@ -249,6 +252,7 @@ export async function settleTurn(db: Executor, s: Settlement): Promise<Settlemen
       set status = ${s.outcome.status}, charged = ${s.outcome.charged}, input_tokens = ${s.outcome.inputTokens},
         output_tokens = ${s.outcome.outputTokens}, error_message = ${s.outcome.errorMessage}, updated_at = now()
       where id = ${s.requestId} and status = 'PENDING'
+        ${s.onlyIfStaleMs === undefined ? sql`` : sql`and ${heartbeatStale(chatRequests.heartbeatAt, s.onlyIfStaleMs)}`}
       returning id
     )`,
   ];
@@ -310,11 +314,20 @@ export async function settleTurn(db: Executor, s: Settlement): Promise<Settlemen
   return { kind: 'settled', balanceAfter, message };
 }
 
-export async function stalePendingRequests(db: Executor, before: Date, limit = 100): Promise<ChatRequestRow[]> {
+/** A live reply shows it is alive (server/jobs/liveness.ts). */
+export async function beatRequest(db: Executor, id: number): Promise<void> {
+  await db
+    .update(chatRequests)
+    .set({ heartbeatAt: sql`now()` })
+    .where(and(eq(chatRequests.id, id), eq(chatRequests.status, 'PENDING')));
+}
+
+/** PENDING reservations whose heartbeat stopped `staleAfterMs` ago or more, by the database's clock. */
+export async function stalePendingRequests(db: Executor, staleAfterMs: number, limit = 100): Promise<ChatRequestRow[]> {
   return db
     .select()
     .from(chatRequests)
-    .where(and(eq(chatRequests.status, 'PENDING'), lt(chatRequests.createdAt, before)))
+    .where(and(eq(chatRequests.status, 'PENDING'), heartbeatStale(chatRequests.heartbeatAt, staleAfterMs)))
     .orderBy(asc(chatRequests.id))
     .limit(limit);
 }

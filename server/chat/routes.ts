@@ -1,22 +1,22 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { chatStreamClosed, chatStreamOpened } from '../metrics';
 import { chatStreamRequestSchema } from '../../src/domain/chat';
 import { createConversationSchema } from '../../src/domain/conversation';
+import { plainDecimalInteger } from '../../src/domain/numbers';
 import { encodeSseData, SSE_DONE, sseComment } from '../../src/domain/sse';
 import { currentUser, requireUser } from '../auth/session';
 import type { AuthService } from '../auth/service';
 import type { Config } from '../config';
 import { AppError } from '../errors';
+import { disconnectSignal, watchDisconnect } from '../http/disconnect';
 import type { ChatService, ChatTurn, ChatTurnResult } from './service';
 
 const MAX_ID = 2_147_483_647;
 
 const idParams = z.object({
-  id: z
-    .string()
-    .regex(/^\d+$/, 'Conversation id must be a whole number')
-    .transform((v) => Number(v)),
+  id: plainDecimalInteger({ message: 'Conversation id must be a whole number' }),
 });
 
 const chatBodySchema = chatStreamRequestSchema.extend({
@@ -52,20 +52,13 @@ function replyBody(turn: ChatTurn, result: ChatTurnResult) {
   };
 }
 
-/** Aborts when the client goes away before the answer is complete. */
-function abortOnDisconnect(reply: FastifyReply): AbortController {
-  const controller = new AbortController();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  return controller;
-}
-
 export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: AuthService; chat: ChatService }): void {
   const { config, chat } = deps;
   const server = app.withTypeProvider<ZodTypeProvider>();
   // onRequest, so an anonymous caller gets 401 before any body validation.
-  const guard = { onRequest: requireUser(deps.auth) };
+  // watchDisconnect first, so a client that leaves during the session lookup or the
+  // reservation is noticed too.
+  const guard = { onRequest: [watchDisconnect, requireUser(deps.auth)] };
 
   server.get('/llm/models', guard, async () => ({ success: true, data: chat.listModels() }));
 
@@ -94,9 +87,8 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
   });
 
   /** The whole reply in one JSON answer, billed like the stream. */
-  const answerWhole = async (request: FastifyRequest, reply: FastifyReply, turn: ChatTurn) => {
-    const controller = abortOnDisconnect(reply);
-    const result = await chat.run(turn, controller.signal, () => undefined);
+  const answerWhole = async (request: FastifyRequest, turn: ChatTurn) => {
+    const result = await chat.run(turn, disconnectSignal(request), () => undefined);
     if (result.failure) {
       throw new AppError('PROVIDER_ERROR', result.failure.userMessage, {
         cause: result.failure,
@@ -107,7 +99,7 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
     return { success: true, data: replyBody(turn, result) };
   };
 
-  server.post('/llm/chat', { ...guard, schema: { body: chatBodySchema } }, async (request, reply) => {
+  server.post('/llm/chat', { ...guard, schema: { body: chatBodySchema } }, async (request) => {
     const { conversationId, ...body } = request.body;
     const user = currentUser(request);
     const turn = await chat.begin(
@@ -116,16 +108,16 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
       body,
       user.tokensAmount,
     );
-    return answerWhole(request, reply, turn);
+    return answerWhole(request, turn);
   });
 
   server.post(
     '/llm/conversations/:id/chat',
     { ...guard, schema: { params: idParams, body: chatStreamRequestSchema } },
-    async (request, reply) => {
+    async (request) => {
       const user = currentUser(request);
       const turn = await chat.begin(user.id, existingId(request.params.id), request.body, user.tokensAmount);
-      return answerWhole(request, reply, turn);
+      return answerWhole(request, turn);
     },
   );
 
@@ -138,11 +130,13 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
       const user = currentUser(request);
       const turn = await chat.begin(user.id, existingId(request.params.id), request.body, user.tokensAmount);
       const res = reply.raw;
-      const controller = abortOnDisconnect(reply);
+      const signal = disconnectSignal(request);
       reply.hijack();
+      chatStreamOpened();
+      res.once('close', chatStreamClosed);
       res.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
+        'cache-control': 'no-store, no-transform',
         connection: 'keep-alive',
         // nginx and friends: pass each event through instead of buffering the reply.
         'x-accel-buffering': 'no',
@@ -182,7 +176,7 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
       );
 
       try {
-        const result = await chat.run(turn, controller.signal, (content) => write(encodeSseData({ content })));
+        const result = await chat.run(turn, signal, (content) => write(encodeSseData({ content })));
         if (result.failure) {
           request.log.warn({ err: result.failure, requestId: turn.requestId }, 'chat provider failed');
           await write(

@@ -21,6 +21,8 @@ import {
 } from '../providers/chat/tokens';
 import { ChatProviderError, isChatProviderError, type ChatEngine, type ChatMessageIn } from '../providers/chat/types';
 import { modelListOf } from './models';
+import { keepAlive, LIVENESS } from '../jobs/liveness';
+import { countTokensCharged, countTokensRefunded } from '../metrics';
 import * as repo from './repository';
 
 /** A reply paid for in advance: what the engine gets and what settlement needs. */
@@ -191,7 +193,10 @@ export class ChatService {
     if (balanceHint !== undefined && boundCost <= balanceHint) {
       const outcome = await repo.reserveTurn(this.db, { ...reservation, cost: boundCost, historyLimit });
       if (outcome.kind === 'not_found') throw new AppError('NOT_FOUND', CONVERSATION_NOT_FOUND);
-      if (outcome.kind === 'reserved') return turnOf(outcome, outcome.history, body.maxTokens, boundCost);
+      if (outcome.kind === 'reserved') {
+        countTokensCharged('chat_reserve', boundCost);
+        return turnOf(outcome, outcome.history, body.maxTokens, boundCost);
+      }
     }
 
     const context = await repo.readTurnContext(this.db, userId, conversationId, historyLimit);
@@ -213,6 +218,7 @@ export class ChatService {
         details: { balance: outcome.balance, cost },
       });
     }
+    countTokensCharged('chat_reserve', cost);
     return turnOf(outcome, context.history, maxTokens, cost);
   }
 
@@ -229,6 +235,21 @@ export class ChatService {
     let content = '';
     let usage: { promptTokens: number; completionTokens: number } | undefined;
     let failure: ChatProviderError | undefined;
+    // The client may have gone while the reply was being reserved: then the model is
+    // never called and the whole reservation goes back.
+    if (signal.aborted) {
+      return this.settle(turn, {
+        content,
+        inputTokens: countMessageTokens(turn.messages),
+        outputTokens: 0,
+        aborted: true,
+      });
+    }
+    // A long reply shows it is alive, on a timer (not per chunk: no extra statement on the hot path).
+    const stopBeating = keepAlive(
+      () => repo.beatRequest(this.db, turn.requestId),
+      () => undefined,
+    );
     try {
       for await (const chunk of this.engine.stream({
         model: turn.model.id,
@@ -247,6 +268,8 @@ export class ChatService {
       failure = isChatProviderError(error)
         ? error
         : new ChatProviderError('upstream', 'The language model service failed while answering.', { cause: error });
+    } finally {
+      stopBeating();
     }
     const inputTokens = usage?.promptTokens ?? countMessageTokens(turn.messages);
     const outputTokens = usage?.completionTokens ?? countTokens(content);
@@ -285,6 +308,7 @@ export class ChatService {
       release: turn.reserved - charged,
       reply: content !== '' ? { content, model: turn.model.id, tokensUsed } : undefined,
     });
+    if (settled.kind === 'settled') countTokensRefunded('chat_release', turn.reserved - charged);
     const message = settled.kind === 'settled' ? settled.message : undefined;
     return {
       content,
@@ -305,12 +329,13 @@ export class ChatService {
   }
 
   /**
-   * Crash recovery: a reservation still PENDING long after any stream could have ended
-   * belongs to a process that died. Its tokens go back; nothing is charged.
+   * Crash recovery: a reservation still PENDING whose heartbeat stopped belongs to a
+   * process that died. Its tokens go back; nothing is charged. Live streams, on any
+   * instance, keep beating and are left alone.
    */
-  async releaseStale(before: Date): Promise<number> {
+  async releaseStale(staleAfterMs: number = LIVENESS.staleAfterMs): Promise<number> {
     let released = 0;
-    for (const request of await repo.stalePendingRequests(this.db, before)) {
+    for (const request of await repo.stalePendingRequests(this.db, staleAfterMs)) {
       const settled = await repo.settleTurn(this.db, {
         requestId: request.id,
         userId: request.userId,
@@ -323,8 +348,12 @@ export class ChatService {
           errorMessage: 'reservation released after the stream was lost',
         },
         release: request.reserved,
+        onlyIfStaleMs: staleAfterMs,
       });
-      if (settled.kind === 'settled') released += 1;
+      if (settled.kind === 'settled') {
+        released += 1;
+        countTokensRefunded('chat_release', request.reserved);
+      }
     }
     return released;
   }

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
@@ -27,6 +28,9 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** The advisory lock key that serialises migrations between instances ("imagegen"). */
+const MIGRATION_LOCK = 0x696d6167;
+
 const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 export type DatabaseOptions =
@@ -44,11 +48,20 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       console.warn(`[db] idle PostgreSQL connection lost: ${error.message}`);
     });
     const db = drizzleNodePg(pool, { schema });
-    await migrateNodePg(db, { migrationsFolder });
+    // Several instances may start at once: one migrates while the others wait for it.
+    const lockClient = await pool.connect();
+    try {
+      await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      await migrateNodePg(drizzleNodePg(lockClient, { schema }), { migrationsFolder });
+    } finally {
+      await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+      lockClient.release();
+    }
     return { db, kind: 'postgres', ping: () => ping(db), close: () => pool.end() };
   }
   if (options.dataDir) await fs.mkdir(options.dataDir, { recursive: true });
-  const client = await PGlite.create(options.dataDir);
+  // pg_trgm: the gallery's prompt search index (migration 0002).
+  const client = await PGlite.create(options.dataDir, { extensions: { pg_trgm } });
   // Embedded PostgreSQL runs no autovacuum, so its statistics are missing or stale. Then
   // the planner prices an indexed lookup of a few rows as a bitmap scan plus a sort of
   // every matching row (a long conversation's whole history for its newest messages).

@@ -104,6 +104,8 @@ export const generationRequests = pgTable(
       .notNull()
       .default('PENDING'),
     errorMessage: text('error_message'),
+    // Touched while the work runs (server/jobs/liveness.ts); reconcilers judge by it.
+    heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
     ...timestamps,
   },
   (t) => [
@@ -136,11 +138,19 @@ export const images = pgTable(
     seed: bigint('seed', { mode: 'number' }),
     model: text('model'),
     finishReason: text('finish_reason'),
+    /** The rest of what Regenerate needs to make the picture again. */
+    negativePrompt: text('negative_prompt'),
+    aspectRatio: text('aspect_ratio'),
+    modelVariant: text('model_variant'),
+    /** The WebP thumbnail (long edge about 384 px) lists show; null until one is made. */
+    thumbnailFileName: text('thumbnail_file_name'),
     ...timestamps,
   },
   (t) => [
     uniqueIndex('images_file_name_key').on(t.fileName),
-    index('images_user_created_idx').on(t.userId, t.createdAt),
+    // Newest first with id as the tie-break: the gallery's order, read straight off the index.
+    index('images_user_created_idx').on(t.userId, t.createdAt, t.id),
+    // The prompt search's trigram index (pg_trgm) is hand-written: see the custom migration.
   ],
 );
 
@@ -194,7 +204,120 @@ export const chatRequests = pgTable(
     inputTokens: integer('input_tokens'),
     outputTokens: integer('output_tokens'),
     errorMessage: text('error_message'),
+    // Touched while the work runs (server/jobs/liveness.ts); reconcilers judge by it.
+    heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
     ...timestamps,
   },
   (t) => [index('chat_requests_user_idx').on(t.userId), index('chat_requests_pending_idx').on(t.status, t.createdAt)],
+);
+
+/**
+ * Our side of every payment, written before the provider's (its id is the `paymentId` and
+ * the root of the provider's Idempotence-Key). `credited_at` is set once, in the same
+ * transaction as the ledger row the payment pays for.
+ */
+export const payments = pgTable(
+  'payments',
+  {
+    id: text('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** tokens | pro | premium (the history's packageType). */
+    packageType: text('package_type', { enum: ['tokens', 'pro', 'premium'] }).notNull(),
+    /** Why it was taken: a token purchase, a subscription's first payment, its trial card check, a renewal. */
+    purpose: text('purpose', {
+      enum: ['purchase', 'subscription_first', 'trial_verification', 'renewal'],
+    }).notNull(),
+    subscriptionId: integer('subscription_id'),
+    /** The renewal's period number and attempt: one payment per (subscription, period, attempt). */
+    period: integer('period'),
+    attempt: integer('attempt'),
+    tokensAmount: integer('tokens_amount').notNull(),
+    amountKopecks: integer('amount_kopecks').notNull(),
+    currency: text('currency').notNull().default('RUB'),
+    description: text('description').notNull(),
+    status: text('status', { enum: ['pending', 'succeeded', 'canceled'] })
+      .notNull()
+      .default('pending'),
+    provider: text('provider').notNull(),
+    providerPaymentId: text('provider_payment_id'),
+    confirmationUrl: text('confirmation_url'),
+    /** Our page the return route sends the browser to (a path on our origin). */
+    returnPath: text('return_path').notNull().default('/payment-status'),
+    cancellationReason: text('cancellation_reason'),
+    paymentMethodId: text('payment_method_id'),
+    creditedAt: timestamp('credited_at', { withTimezone: true }),
+    /** Trial card checks are refunded at once; set when the provider accepted the refund. */
+    refundedAt: timestamp('refunded_at', { withTimezone: true }),
+    /** A reconciler working on the row holds it until then (a lease, renewed while it works). */
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    ...timestamps,
+  },
+  (t) => [
+    index('payments_user_created_idx').on(t.userId, t.createdAt),
+    uniqueIndex('payments_provider_payment_key').on(t.providerPaymentId),
+    uniqueIndex('payments_renewal_key').on(t.subscriptionId, t.period, t.attempt),
+    index('payments_pending_idx').on(t.status, t.createdAt),
+    check('payments_amount_positive', sql`${t.amountKopecks} > 0`),
+  ],
+);
+
+/**
+ * A user's subscription (one row per user, reused when they subscribe again). `incomplete`
+ * waits for its first payment; `ended_at` is set when a cancelled one has run out.
+ */
+export const subscriptions = pgTable(
+  'subscriptions',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    plan: text('plan', { enum: ['pro', 'premium'] }).notNull(),
+    status: text('status', { enum: ['incomplete', 'trial', 'active', 'past_due', 'cancelled'] }).notNull(),
+    paymentMethodId: text('payment_method_id'),
+    /** Which period is current (0 = trial or the first paid month). */
+    period: integer('period').notNull().default(0),
+    periodStart: timestamp('period_start', { withTimezone: true }),
+    periodEnd: timestamp('period_end', { withTimezone: true }),
+    /** Subscription tokens of this period (the monthly grant plus premium's rollover). */
+    periodTokens: integer('period_tokens').notNull().default(0),
+    /** The ledger id of this period's grant: spending after it is this period's use. */
+    periodLedgerId: bigint('period_ledger_id', { mode: 'number' }),
+    trialEndsAt: timestamp('trial_ends_at', { withTimezone: true }),
+    trialUsed: boolean('trial_used').notNull().default(false),
+    cancelAtPeriodEnd: boolean('cancel_at_period_end').notNull().default(false),
+    canceledAt: timestamp('canceled_at', { withTimezone: true }),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+    /** Failed renewal attempts of the current period, and when to try again. */
+    failedAttempts: integer('failed_attempts').notNull().default(0),
+    retryAt: timestamp('retry_at', { withTimezone: true }),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('subscriptions_user_key').on(t.userId), index('subscriptions_due_idx').on(t.status, t.periodEnd)],
+);
+
+/**
+ * The sandbox provider's own payments, kept in the database as YooKassa keeps them on its
+ * side, so any instance can show the checkout page and answer for them.
+ */
+export const sandboxPayments = pgTable(
+  'sandbox_payments',
+  {
+    id: text('id').primaryKey(),
+    idempotenceKey: text('idempotence_key').notNull(),
+    status: text('status', { enum: ['pending', 'waiting_for_capture', 'succeeded', 'canceled'] }).notNull(),
+    amountKopecks: integer('amount_kopecks').notNull(),
+    description: text('description').notNull(),
+    returnUrl: text('return_url'),
+    metadata: text('metadata').notNull().default('{}'),
+    savePaymentMethod: boolean('save_payment_method').notNull().default(false),
+    paymentMethodId: text('payment_method_id'),
+    cancellationReason: text('cancellation_reason'),
+    refundedKopecks: integer('refunded_kopecks').notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('sandbox_payments_idempotence_key').on(t.idempotenceKey)],
 );

@@ -1,6 +1,7 @@
-import { and, count, desc, eq, lt, sql } from 'drizzle-orm';
-import type { Executor } from '../db/client';
+import { and, count, desc, eq, gt, ilike, inArray, isNull, sql } from 'drizzle-orm';
+import type { Db, Executor } from '../db/client';
 import { generationRequests, images } from '../db/schema';
+import { heartbeatStale } from '../jobs/liveness';
 import { balanceOf, balanceUpdateSql, ledgerRowSql } from '../ledger/repository';
 
 export type GenerationRequestRow = typeof generationRequests.$inferSelect;
@@ -73,11 +74,13 @@ export async function completeRequest(
     img as (
       insert into ${images}
         (user_id, generation_request_id, file_name, original_name, prompt, width, height, steps, cfg_scale,
-         style_preset, size, file_size, mime_type, seed, model, finish_reason)
+         style_preset, size, file_size, mime_type, seed, model, finish_reason, negative_prompt, aspect_ratio,
+         model_variant, thumbnail_file_name)
       select ${image.userId}, settled.id, ${image.fileName}, ${image.originalName ?? null}, ${image.prompt},
         ${image.width ?? null}, ${image.height ?? null}, ${image.steps ?? null}, ${image.cfgScale ?? null},
         ${image.stylePreset ?? null}, ${image.size}, ${image.fileSize}, ${image.mimeType}, ${image.seed ?? null},
-        ${image.model ?? null}, ${image.finishReason ?? null}
+        ${image.model ?? null}, ${image.finishReason ?? null}, ${image.negativePrompt ?? null},
+        ${image.aspectRatio ?? null}, ${image.modelVariant ?? null}, ${image.thumbnailFileName ?? null}
       from settled
       returning id
     )
@@ -100,36 +103,153 @@ export async function settlePendingRequest(
   id: number,
   status: 'COMPLETED' | 'FAILED',
   errorMessage: string | null = null,
+  /** Only when its heartbeat stopped this long ago (the reconciler): live work is left alone. */
+  onlyIfStaleMs?: number,
 ): Promise<GenerationRequestRow | undefined> {
   const rows = await db
     .update(generationRequests)
     .set({ status, errorMessage, updatedAt: new Date() })
-    .where(and(eq(generationRequests.id, id), eq(generationRequests.status, 'PENDING')))
+    .where(
+      and(
+        eq(generationRequests.id, id),
+        eq(generationRequests.status, 'PENDING'),
+        onlyIfStaleMs === undefined ? undefined : heartbeatStale(generationRequests.heartbeatAt, onlyIfStaleMs),
+      ),
+    )
     .returning();
   return rows[0];
 }
 
-export async function findStalePending(db: Executor, olderThan: Date, limit: number): Promise<GenerationRequestRow[]> {
+/** A live request shows it is alive (server/jobs/liveness.ts). */
+export async function beatRequest(db: Executor, id: number): Promise<void> {
+  await db
+    .update(generationRequests)
+    .set({ heartbeatAt: sql`now()` })
+    .where(and(eq(generationRequests.id, id), eq(generationRequests.status, 'PENDING')));
+}
+
+/** PENDING requests whose heartbeat stopped `staleAfterMs` ago or more, by the database's clock. */
+export async function findStalePending(
+  db: Executor,
+  staleAfterMs: number,
+  limit: number,
+): Promise<GenerationRequestRow[]> {
   return db
     .select()
     .from(generationRequests)
-    .where(and(eq(generationRequests.status, 'PENDING'), lt(generationRequests.createdAt, olderThan)))
+    .where(and(eq(generationRequests.status, 'PENDING'), heartbeatStale(generationRequests.heartbeatAt, staleAfterMs)))
     .orderBy(generationRequests.createdAt)
     .limit(limit);
 }
 
-/** The user's images, newest first (id breaks ties between equal timestamps). */
-export async function listImages(db: Executor, userId: number, limit: number, offset: number): Promise<ImageRow[]> {
+/**
+ * ILIKE's pattern for "contains this text": the user's % _ and \ match themselves
+ * (backslash is ILIKE's default escape character).
+ */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function ownedMatching(userId: number, search: string | undefined) {
+  const owned = eq(images.userId, userId);
+  return search === undefined ? owned : and(owned, ilike(images.prompt, containsPattern(search)));
+}
+
+/**
+ * The user's images, newest first (id breaks ties between equal timestamps); with a
+ * search, only those whose prompt contains it, case-insensitively.
+ */
+export async function listImages(
+  db: Executor,
+  userId: number,
+  limit: number,
+  offset: number,
+  search?: string,
+): Promise<ImageRow[]> {
   return db
     .select()
     .from(images)
-    .where(eq(images.userId, userId))
+    .where(ownedMatching(userId, search))
     .orderBy(desc(images.createdAt), desc(images.id))
     .limit(limit)
     .offset(offset);
 }
 
-export async function countImages(db: Executor, userId: number): Promise<number> {
-  const rows = await db.select({ total: count() }).from(images).where(eq(images.userId, userId));
+export async function countImages(db: Executor, userId: number, search?: string): Promise<number> {
+  const rows = await db.select({ total: count() }).from(images).where(ownedMatching(userId, search));
   return Number(rows[0]?.total ?? 0);
+}
+
+/**
+ * Which of `fileNames` some row refers to. Every column that names a stored file belongs
+ * in this list (a thumbnail column joins it), so the sweep never removes a file in use.
+ */
+const FILE_NAME_COLUMNS = [images.fileName, images.thumbnailFileName] as const;
+
+export async function referencedFileNames(db: Executor, fileNames: readonly string[]): Promise<Set<string>> {
+  if (fileNames.length === 0) return new Set();
+  const found = new Set<string>();
+  for (const column of FILE_NAME_COLUMNS) {
+    const rows = await db
+      .select({ name: column })
+      .from(images)
+      .where(inArray(column, [...fileNames]));
+    for (const row of rows) if (row.name) found.add(row.name);
+  }
+  return found;
+}
+
+/**
+ * A search page in one transaction that lets the planner use the trigram index: GIN is
+ * read only through bitmap scans, which the embedded database turns off by default
+ * (server/db/client.ts). On PostgreSQL they are on already; SET LOCAL ends with the
+ * transaction either way.
+ */
+export async function searchImages(
+  db: Db,
+  userId: number,
+  limit: number,
+  offset: number,
+  search: string,
+): Promise<{ rows: ImageRow[]; total: number }> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`set local enable_bitmapscan = on`);
+    const rows = await listImages(tx, userId, limit, offset, search);
+    // A page that is not full ends the list: no second pass over the matches.
+    const total = rows.length > 0 && rows.length < limit ? offset + rows.length : await countImages(tx, userId, search);
+    return { rows, total };
+  });
+}
+
+/** Images whose list thumbnail is still missing (made before thumbnails existed). */
+export async function imagesWithoutThumbnail(db: Executor, afterId: number, limit: number): Promise<ImageRow[]> {
+  return db
+    .select()
+    .from(images)
+    .where(and(isNull(images.thumbnailFileName), gt(images.id, afterId)))
+    .orderBy(images.id)
+    .limit(limit);
+}
+
+/** Sets the thumbnail only where none is set, so two jobs cannot both keep theirs. */
+export async function setThumbnail(db: Executor, id: number, thumbnailFileName: string): Promise<boolean> {
+  const rows = await db
+    .update(images)
+    .set({ thumbnailFileName })
+    .where(and(eq(images.id, id), isNull(images.thumbnailFileName)))
+    .returning({ id: images.id });
+  return rows.length > 0;
+}
+
+/** Deletes the user's image row; undefined when the user has no image with this id. */
+export async function deleteImage(
+  db: Executor,
+  userId: number,
+  id: number,
+): Promise<Pick<ImageRow, 'fileName' | 'thumbnailFileName'> | undefined> {
+  const rows = await db
+    .delete(images)
+    .where(and(eq(images.id, id), eq(images.userId, userId)))
+    .returning({ fileName: images.fileName, thumbnailFileName: images.thumbnailFileName });
+  return rows[0];
 }

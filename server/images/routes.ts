@@ -1,8 +1,6 @@
-import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { IMAGE_MODEL_LIST } from '../../src/domain/images';
-import { IMAGE_PAGE_DEFAULT_LIMIT, IMAGE_PAGE_MAX_LIMIT } from '../../src/domain/image-record';
+import { imageIdParamsSchema, imageListQuerySchema } from '../../src/domain/gallery';
 import type { AuthService } from '../auth/service';
 import { currentUser, requireUser } from '../auth/session';
 import { AppError } from '../errors';
@@ -14,20 +12,6 @@ import { IMAGE_FILE_NAME, mimeTypeOfFileName, type ImageStorage } from './storag
  * below this, so anything bigger is refused before it is parsed.
  */
 const GENERATION_BODY_LIMIT = 64 * 1024;
-
-const pageQuerySchema = z.object({
-  page: z.coerce
-    .number({ error: 'page must be a whole number from 1' })
-    .int('page must be a whole number from 1')
-    .min(1, 'page must be a whole number from 1')
-    .default(1),
-  limit: z.coerce
-    .number({ error: `limit must be a whole number from 1 to ${IMAGE_PAGE_MAX_LIMIT}` })
-    .int(`limit must be a whole number from 1 to ${IMAGE_PAGE_MAX_LIMIT}`)
-    .min(1, `limit must be a whole number from 1 to ${IMAGE_PAGE_MAX_LIMIT}`)
-    .max(IMAGE_PAGE_MAX_LIMIT, `limit must be a whole number from 1 to ${IMAGE_PAGE_MAX_LIMIT}`)
-    .default(IMAGE_PAGE_DEFAULT_LIMIT),
-});
 
 export function imageRoutes(
   app: FastifyInstance,
@@ -47,10 +31,19 @@ export function imageRoutes(
 
   app.get('/api/images/my-images', { preHandler: guard }, async (request) => {
     const user = currentUser(request);
-    const query = pageQuerySchema.safeParse(request.query);
+    const query = imageListQuerySchema.safeParse(request.query);
     if (!query.success) throw new AppError('VALIDATION_ERROR', query.error.issues[0]?.message);
-    const data = await images.listImages(user.id, query.data.page, query.data.limit);
+    const data = await images.listImages(user.id, query.data.page, query.data.limit, query.data.q);
     return { success: true, data, message: 'Images retrieved successfully' };
+  });
+
+  // Owner only: another user's id answers exactly like a missing one (404).
+  app.delete('/api/images/:id', { preHandler: guard }, async (request) => {
+    const user = currentUser(request);
+    const params = imageIdParamsSchema.safeParse(request.params);
+    if (!params.success) throw new AppError('VALIDATION_ERROR', params.error.issues[0]?.message);
+    await images.deleteImage(user.id, params.data.id);
+    return { success: true, message: 'Image deleted' };
   });
 
   // Public like any <img> source: the 128-bit random name is the capability.
@@ -58,19 +51,13 @@ export function imageRoutes(
     const { fileName } = request.params;
     const mimeType = mimeTypeOfFileName(fileName);
     if (!IMAGE_FILE_NAME.test(fileName) || !mimeType) throw new AppError('NOT_FOUND');
-    const filePath = storage.pathOf(fileName);
-    let size: number;
-    try {
-      size = (await fs.promises.stat(filePath)).size;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-        throw new AppError('NOT_FOUND', undefined, { cause: error });
-      throw error;
-    }
+    // Streamed from whichever store is configured (the local folder or the bucket).
+    const file = await storage.open(fileName);
+    if (!file) throw new AppError('NOT_FOUND');
     return reply
-      .header('content-type', mimeType)
-      .header('content-length', size)
+      .header('content-type', file.mimeType)
+      .header('content-length', file.size)
       .header('cache-control', 'public, max-age=31536000, immutable')
-      .send(fs.createReadStream(filePath));
+      .send(file.body);
   });
 }

@@ -1,4 +1,5 @@
 import {
+  firstIssue,
   firstIssueMessage,
   formatImageSize,
   generationBodySchemas,
@@ -6,6 +7,7 @@ import {
   type ImageModelId,
 } from '../../src/domain/images';
 import { insufficientTokensMessage } from '../../src/domain/errors';
+import { issueErrorCode } from '../../src/domain/text';
 import {
   GENERATION_SUCCESS_MESSAGE,
   paginationOf,
@@ -14,41 +16,44 @@ import {
   type ImageRecord,
 } from '../../src/domain/image-record';
 import type { Db } from '../db/client';
-import { AppError, isAppError } from '../errors';
-import type { LedgerService } from '../ledger/service';
+import { AppError } from '../errors';
+import { withDeadline, type PaidJobs } from '../jobs/paid-job';
 import { imageProviderErrorToAppError } from '../providers/images/app-error';
 import { ImageProviderError, type ImageJob, type ImageProvider, type ImageResult } from '../providers/images/types';
 import { jobPixelSize } from '../providers/images/job';
+import { LIVENESS } from '../jobs/liveness';
 import * as repo from './repository';
 import type { ImageStorage } from './storage';
+import { storeThumbnail } from './thumbnails';
 
 // SDXL v1 settings the Stability adapter sends for original (not user-visible in SPEC).
 const ORIGINAL_STEPS = 30;
 const ORIGINAL_CFG_SCALE = 7;
+
+/**
+ * A file is written after the provider answered and recorded in the very next statement,
+ * so a file without a row this old was left by a crash. Well past any statement's wait.
+ */
+export const ORPHAN_FILE_MIN_AGE_MS = 60 * 60_000;
 
 export interface ImageServiceOptions {
   /** The public origin; image addresses are this plus /images/{fileName}. */
   appUrl: string;
   /** Upper bound of one provider call, whatever the provider does itself. */
   providerTimeoutMs: number;
-  /** Extra age beyond the provider timeout before a PENDING request counts as abandoned. */
-  reconcileGraceMs: number;
 }
 
 /**
- * Text-to-image generation paid from the ledger (DESIGN section 5 "Generation"):
- *
- * 1. one atomic statement: the charge, the PENDING request row and its ledger row;
- * 2. the provider call, outside any transaction, bounded by a timeout;
- * 3. the file is written, then one atomic statement: COMPLETED and the image row;
- *    or, on any failure, one transaction: FAILED and the refund (the file removed).
- *
- * A crash between 1 and 3 leaves a PENDING row; the reconciler refunds it later.
+ * Text-to-image generation paid from the ledger (DESIGN section 5 "Generation"), run as
+ * a paid job (server/jobs/paid-job.ts): one statement to charge, the provider call bounded
+ * by a timeout, one statement to complete, or FAILED and the refund. The request's
+ * heartbeat is kept fresh while it runs, so the reconciler refunds only work whose owner
+ * stopped; a file whose row never came is swept (sweepOrphanFiles).
  */
 export class ImageService {
   constructor(
     private readonly db: Db,
-    private readonly ledger: LedgerService,
+    private readonly jobs: PaidJobs,
     private readonly provider: ImageProvider,
     private readonly storage: ImageStorage,
     private readonly options: ImageServiceOptions,
@@ -59,46 +64,36 @@ export class ImageService {
     const cost = IMAGE_MODELS[model].cost;
     const size = this.requestedSize(job);
 
-    const opened = await repo.openRequest(this.db, {
+    const image = await this.jobs.run({
+      kind: 'generation',
       userId,
-      model,
-      prompt: job.prompt,
-      negativePrompt: job.negativePrompt ?? null,
-      width: size.width,
-      height: size.height,
-      // generation_requests.steps is required; the v2beta models have no step count.
-      steps: model === 'original' ? ORIGINAL_STEPS : 0,
-      cfgScale: model === 'original' ? ORIGINAL_CFG_SCALE : null,
-      stylePreset: job.stylePreset ?? null,
-      samples: 1,
       cost,
-    });
-    if (opened.kind === 'refused') {
-      throw new AppError('INSUFFICIENT_TOKENS', insufficientTokensMessage(cost, opened.balance), {
-        details: { balance: opened.balance, cost },
-      });
-    }
-    const request = opened.request;
-
-    let result: ImageResult;
-    try {
-      result = await this.callProvider(job);
-      if (result.finishReason === 'CONTENT_FILTERED') {
-        // The provider delivers a blurred picture: not what was paid for, so it is refunded.
-        throw new AppError('CONTENT_FILTERED', undefined, { details: { finishReason: 'CONTENT_FILTERED' } });
-      }
-    } catch (error) {
-      const appError = imageProviderErrorToAppError(error, model);
-      await this.failAndRefund(request, appError.message);
-      throw appError;
-    }
-
-    const stored = await this.storage.save(result.bytes, result.mimeType);
-    let image: repo.ImageRow;
-    try {
-      const completed = await repo.completeRequest(this.db, request.id, {
-        userId,
-        fileName: stored.fileName,
+      request: {
+        model,
+        prompt: job.prompt,
+        negativePrompt: job.negativePrompt ?? null,
+        width: size.width,
+        height: size.height,
+        // generation_requests.steps is required; the v2beta models have no step count.
+        steps: model === 'original' ? ORIGINAL_STEPS : 0,
+        cfgScale: model === 'original' ? ORIGINAL_CFG_SCALE : null,
+        stylePreset: job.stylePreset ?? null,
+        samples: 1,
+      },
+      insufficient: (balance) =>
+        new AppError('INSUFFICIENT_TOKENS', insufficientTokensMessage(cost, balance), {
+          details: { balance, cost },
+        }),
+      work: async () => {
+        const result = await this.callProvider(job);
+        if (result.finishReason === 'CONTENT_FILTERED') {
+          // The provider delivers a blurred picture: not what was paid for, so it is refunded.
+          throw new AppError('CONTENT_FILTERED', undefined, { details: { finishReason: 'CONTENT_FILTERED' } });
+        }
+        return result;
+      },
+      failure: (error) => imageProviderErrorToAppError(error, model),
+      image: (result) => ({
         originalName: null,
         prompt: job.prompt,
         width: result.width,
@@ -107,23 +102,16 @@ export class ImageService {
         cfgScale: model === 'original' ? ORIGINAL_CFG_SCALE : null,
         stylePreset: job.stylePreset ?? null,
         size: formatImageSize(result),
-        fileSize: stored.fileSize,
         mimeType: result.mimeType,
         seed: result.seed,
         model,
         finishReason: result.finishReason,
-      });
-      // The reconciler gave up on this request (and refunded it) while we waited.
-      if (!completed) throw new AppError('PROVIDER_TIMEOUT');
-      image = completed;
-    } catch (error) {
-      await this.storage.remove(stored.fileName);
-      const appError = isAppError(error)
-        ? error
-        : new AppError('PROVIDER_ERROR', IMAGE_MODELS[model].failureMessage, { cause: error });
-      await this.failAndRefund(request, appError.message);
-      throw appError;
-    }
+        negativePrompt: job.negativePrompt ?? null,
+        aspectRatio: job.aspectRatio ?? null,
+        modelVariant: model === 'sd3' ? (job.sd3Model ?? null) : null,
+      }),
+      storeFailureMessage: IMAGE_MODELS[model].failureMessage,
+    });
 
     return {
       success: true,
@@ -133,68 +121,98 @@ export class ImageService {
     };
   }
 
-  async listImages(userId: number, page: number, limit: number): Promise<ImagePage> {
-    const [rows, total] = await Promise.all([
-      repo.listImages(this.db, userId, limit, (page - 1) * limit),
-      repo.countImages(this.db, userId),
-    ]);
+  /** A page of the user's images, newest first; with `search`, only prompts containing it. */
+  async listImages(userId: number, page: number, limit: number, search?: string): Promise<ImagePage> {
+    const offset = (page - 1) * limit;
+    const { rows, total } =
+      search === undefined
+        ? await Promise.all([repo.listImages(this.db, userId, limit, offset), repo.countImages(this.db, userId)]).then(
+            ([rows, total]) => ({ rows, total }),
+          )
+        : await repo.searchImages(this.db, userId, limit, offset, search);
     return { images: rows.map((row) => this.toRecord(row)), pagination: paginationOf(page, limit, total) };
   }
 
   /**
-   * Refunds PENDING requests older than the provider timeout plus a grace period: their
-   * request handler is gone (a crash or a restart). Returns how many were refunded.
+   * Deletes the user's image: the row first (so it is never listed without its file),
+   * then the file and the thumbnail. Another user's id and a repeated delete are both
+   * NOT_FOUND, so the reply never says whether someone else's image exists.
    */
-  async reconcile(now: Date = new Date()): Promise<number> {
-    const cutoff = new Date(now.getTime() - this.options.providerTimeoutMs - this.options.reconcileGraceMs);
-    const stale = await repo.findStalePending(this.db, cutoff, 100);
-    let refunded = 0;
-    for (const request of stale) {
-      if (await this.failAndRefund(request, 'Generation was abandoned and refunded')) refunded += 1;
-    }
-    return refunded;
+  async deleteImage(userId: number, id: number): Promise<void> {
+    const deleted = await repo.deleteImage(this.db, userId, id);
+    if (!deleted) throw new AppError('NOT_FOUND');
+    await this.storage.remove(deleted.fileName);
+    if (deleted.thumbnailFileName) await this.storage.remove(deleted.thumbnailFileName);
   }
 
-  private async failAndRefund(request: repo.OpenedRequest, message: string): Promise<boolean> {
-    return this.ledger.transaction(async (tx) => {
-      const settled = await repo.settlePendingRequest(tx, request.id, 'FAILED', message);
-      if (!settled) return false;
-      await this.ledger.credit(
-        {
-          userId: request.userId,
-          amount: request.cost,
-          reason: 'generation_refund',
-          reference: referenceOf(request.id),
-          idempotencyKey: `generation:${request.id}:refund`,
-        },
-        tx,
-      );
-      return true;
-    });
+  /**
+   * The one-off job for images stored before thumbnails existed (`npm run thumbnails`):
+   * makes each missing thumbnail from the stored image, `read` giving its bytes. Until it
+   * has run, such an image's thumbnailUrl is the full image. Returns how many were made.
+   */
+  async backfillThumbnails(read: (fileName: string) => Promise<Buffer>, batch = 100): Promise<number> {
+    let made = 0;
+    let afterId = 0;
+    for (;;) {
+      const rows = await repo.imagesWithoutThumbnail(this.db, afterId, batch);
+      if (rows.length === 0) return made;
+      for (const row of rows) {
+        afterId = row.id;
+        const thumbnail = await storeThumbnail(this.storage, await read(row.fileName));
+        // Another run (or a delete) got there first: this thumbnail is not needed.
+        if (await repo.setThumbnail(this.db, row.id, thumbnail.fileName)) made += 1;
+        else await this.storage.remove(thumbnail.fileName);
+      }
+    }
+  }
+
+  /**
+   * Refunds PENDING requests whose heartbeat stopped: their request handler is gone (a
+   * crash or a restart). Live ones, on any instance, keep beating and are left alone.
+   * Returns how many were refunded.
+   */
+  async reconcile(staleAfterMs: number = LIVENESS.staleAfterMs): Promise<number> {
+    return this.jobs.reconcile(staleAfterMs);
+  }
+
+  /**
+   * Removes stored files that no row refers to and that are older than `minAgeMs`: a
+   * crash between writing an image and recording it. The file's name was never handed
+   * to anyone, and the age leaves any write still on its way to its row alone. Returns
+   * how many were removed.
+   */
+  async sweepOrphanFiles(minAgeMs: number = ORPHAN_FILE_MIN_AGE_MS, now: Date = new Date()): Promise<number> {
+    const cutoff = now.getTime() - minAgeMs;
+    let removed = 0;
+    let batch: string[] = [];
+    const flush = async () => {
+      const referenced = await repo.referencedFileNames(this.db, batch);
+      for (const fileName of batch) {
+        if (referenced.has(fileName)) continue;
+        await this.storage.remove(fileName);
+        removed += 1;
+      }
+      batch = [];
+    };
+    for await (const file of this.storage.list()) {
+      if (file.modifiedAt.getTime() > cutoff) continue;
+      batch.push(file.fileName);
+      if (batch.length >= 500) await flush();
+    }
+    await flush();
+    return removed;
   }
 
   private async callProvider(job: ImageJob): Promise<ImageResult> {
     const timeoutMs = this.options.providerTimeoutMs;
-    const signal = AbortSignal.timeout(timeoutMs);
-    let onAbort: (() => void) | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      onAbort = () =>
-        reject(new ImageProviderError('timeout', `The image provider did not answer within ${timeoutMs} ms`));
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      // The race bounds providers that ignore the signal (the offline renderer cannot stop).
-      return await Promise.race([this.provider.generate({ ...job, signal }), deadline]);
-    } catch (error) {
-      if (signal.aborted && !(error instanceof ImageProviderError)) {
-        throw new ImageProviderError('timeout', `The image provider did not answer within ${timeoutMs} ms`, {
-          cause: error,
-        });
-      }
-      throw error;
-    } finally {
-      if (onAbort) signal.removeEventListener('abort', onAbort);
-    }
+    const timeout = (cause?: unknown) =>
+      new ImageProviderError('timeout', `The image provider did not answer within ${timeoutMs} ms`, { cause });
+    return withDeadline(
+      timeoutMs,
+      (signal) => this.provider.generate({ ...job, signal }),
+      timeout,
+      (error) => error instanceof ImageProviderError,
+    );
   }
 
   private requestedSize(job: ImageJob): { width: number; height: number } {
@@ -223,19 +241,25 @@ export class ImageService {
       seed: row.seed,
       model: row.model,
       finish_reason: row.finishReason,
+      negativePrompt: row.negativePrompt,
+      aspectRatio: row.aspectRatio,
+      modelVariant: row.modelVariant,
+      thumbnailUrl: `${this.options.appUrl}/images/${row.thumbnailFileName ?? row.fileName}`,
     };
   }
-}
-
-function referenceOf(requestId: number): string {
-  return `generation_request:${requestId}`;
 }
 
 /** SPEC section 5's rules on the wire body, the first failure in SPEC's order. */
 export function parseJob(model: ImageModelId, body: unknown): ImageJob {
   const info = IMAGE_MODELS[model];
   const parsed = generationBodySchemas[model].safeParse(body);
-  if (!parsed.success) throw new AppError('VALIDATION_ERROR', firstIssueMessage(parsed.error));
+  if (!parsed.success) {
+    const issue = firstIssue(parsed.error);
+    const code = issueErrorCode(issue) === 'INVALID_TEXT' ? 'INVALID_TEXT' : 'VALIDATION_ERROR';
+    throw new AppError(code, issue?.message ?? firstIssueMessage(parsed.error), {
+      ...(issue && code === 'INVALID_TEXT' ? { details: { field: issue.path.join('.') } } : {}),
+    });
+  }
   const data = parsed.data as Record<string, unknown>;
   const optionalText = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
   return {

@@ -1,12 +1,24 @@
 import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import type { ImageMimeType } from '../providers/images/types';
 
 /**
- * Generated images on the local disk under DATA_DIR/images. Names are 128 random bits in
- * hex plus the extension: unguessable, and the only shape /images/{fileName} accepts, so
- * a request can never name a path outside the directory.
+ * Names are 128 random bits in hex plus the extension: unguessable, and the only shape
+ * /images/{fileName} accepts, so a request can never name anything outside the store.
+ * Images, thumbnails (WebP) and portraits share the scheme.
  */
 export const IMAGE_FILE_NAME = /^[0-9a-f]{32}\.(png|jpg|webp)$/;
 
@@ -27,19 +39,54 @@ export function mimeTypeOfFileName(fileName: string): ImageMimeType | undefined 
   return match?.[1] ? MIME_OF_EXTENSION[match[1]] : undefined;
 }
 
-export class ImageStorage {
+function newFileName(mimeType: ImageMimeType): string {
+  return `${randomBytes(16).toString('hex')}.${EXTENSIONS[mimeType]}`;
+}
+
+function assertFileName(fileName: string): ImageMimeType {
+  const mimeType = mimeTypeOfFileName(fileName);
+  if (!mimeType) throw new Error(`not an image file name: ${fileName}`);
+  return mimeType;
+}
+
+export interface StoredFile {
+  body: Readable;
+  size: number;
+  mimeType: ImageMimeType;
+}
+
+/**
+ * Where image files live: the local folder (one machine) or an S3-compatible bucket
+ * (several). Every feature that stores files (generations, thumbnails, portraits) goes
+ * through this interface only.
+ */
+export interface ImageStorage {
+  readonly kind: 'local' | 's3';
+  /** Writes the bytes under a fresh random name; returns the name and the stored size. */
+  save(bytes: Buffer, mimeType: ImageMimeType): Promise<{ fileName: string; fileSize: number }>;
+  /** Removes the file; a missing one is not an error. */
+  remove(fileName: string): Promise<void>;
+  /** The file for serving, or undefined when there is no such file. */
+  open(fileName: string): Promise<StoredFile | undefined>;
+  /** Every stored file (for sweeping files no row refers to). */
+  list(): AsyncIterable<{ fileName: string; modifiedAt: Date }>;
+  /** Throws unless the store answers (the readiness check). */
+  check(): Promise<void>;
+}
+
+/** Files under one folder (DATA_DIR/images). */
+export class LocalImageStorage implements ImageStorage {
+  readonly kind = 'local';
   private ready: Promise<string | undefined> | undefined;
 
   constructor(readonly dir: string) {}
 
-  /** Writes the bytes under a fresh random name; returns the name and the stored size. */
   async save(bytes: Buffer, mimeType: ImageMimeType): Promise<{ fileName: string; fileSize: number }> {
     this.ready ??= fs.mkdir(this.dir, { recursive: true });
     await this.ready;
-    const fileName = `${randomBytes(16).toString('hex')}.${EXTENSIONS[mimeType]}`;
-    const filePath = this.pathOf(fileName);
+    const fileName = newFileName(mimeType);
     // wx: never overwrite, however unlikely a repeated name is.
-    await fs.writeFile(filePath, bytes, { flag: 'wx' });
+    await fs.writeFile(this.pathOf(fileName), bytes, { flag: 'wx' });
     // writeFile either writes every byte or throws, so the stored size is the buffer's.
     return { fileName, fileSize: bytes.length };
   }
@@ -48,9 +95,190 @@ export class ImageStorage {
     await fs.rm(this.pathOf(fileName), { force: true });
   }
 
+  async open(fileName: string): Promise<StoredFile | undefined> {
+    const mimeType = assertFileName(fileName);
+    const filePath = this.pathOf(fileName);
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(filePath, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    try {
+      const { size } = await handle.stat();
+      // The stream owns the handle from here and closes it when done.
+      return { body: createReadStream('', { fd: handle, autoClose: true }), size, mimeType };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  async *list(): AsyncIterable<{ fileName: string; modifiedAt: Date }> {
+    let names: string[];
+    try {
+      names = await fs.readdir(this.dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    for (const fileName of names) {
+      if (!IMAGE_FILE_NAME.test(fileName)) continue;
+      try {
+        const stat = await fs.stat(this.pathOf(fileName));
+        yield { fileName, modifiedAt: stat.mtime };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+  }
+
+  async check(): Promise<void> {
+    this.ready ??= fs.mkdir(this.dir, { recursive: true });
+    await this.ready;
+    await fs.access(this.dir, fs.constants.R_OK | fs.constants.W_OK);
+  }
+
   /** The file's path; throws for a name that is not one of ours. */
   pathOf(fileName: string): string {
-    if (!IMAGE_FILE_NAME.test(fileName)) throw new Error(`not an image file name: ${fileName}`);
+    assertFileName(fileName);
     return path.join(this.dir, fileName);
   }
+}
+
+export interface S3StorageOptions {
+  bucket: string;
+  endpoint?: string;
+  region: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  forcePathStyle: boolean;
+  /** Upper bound of one call to the store, retries included. */
+  timeoutMs?: number;
+}
+
+/** Files as objects of one S3-compatible bucket, named like the local files. */
+export class S3ImageStorage implements ImageStorage {
+  readonly kind = 's3';
+  private readonly client: S3Client;
+  private readonly bucket: string;
+  private readonly timeoutMs: number;
+
+  constructor(options: S3StorageOptions) {
+    this.bucket = options.bucket;
+    this.timeoutMs = options.timeoutMs ?? 15_000;
+    this.client = new S3Client({
+      region: options.region,
+      endpoint: options.endpoint,
+      forcePathStyle: options.forcePathStyle,
+      credentials:
+        options.accessKeyId && options.secretAccessKey
+          ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+          : undefined,
+      // Checksums only where S3 requires them: many S3-compatible stores reject the
+      // newer default trailing checksums.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts: 2,
+    });
+  }
+
+  async save(bytes: Buffer, mimeType: ImageMimeType): Promise<{ fileName: string; fileSize: number }> {
+    const fileName = newFileName(mimeType);
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: fileName,
+        Body: bytes,
+        ContentType: mimeType,
+        ContentLength: bytes.length,
+        // Never overwrite, however unlikely a repeated name is.
+        IfNoneMatch: '*',
+      }),
+      { abortSignal: AbortSignal.timeout(this.timeoutMs) },
+    );
+    return { fileName, fileSize: bytes.length };
+  }
+
+  async remove(fileName: string): Promise<void> {
+    assertFileName(fileName);
+    // S3 answers a delete of a missing key with success.
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: fileName }), {
+      abortSignal: AbortSignal.timeout(this.timeoutMs),
+    });
+  }
+
+  async open(fileName: string): Promise<StoredFile | undefined> {
+    const mimeType = assertFileName(fileName);
+    try {
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: fileName }), {
+        abortSignal: AbortSignal.timeout(this.timeoutMs),
+      });
+      if (!object.Body || object.ContentLength === undefined) throw new Error(`S3 returned no body for ${fileName}`);
+      return { body: object.Body as Readable, size: object.ContentLength, mimeType };
+    } catch (error) {
+      if (error instanceof NoSuchKey) return undefined;
+      if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404) return undefined;
+      throw error;
+    }
+  }
+
+  async *list(): AsyncIterable<{ fileName: string; modifiedAt: Date }> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, ContinuationToken: token, MaxKeys: 1000 }),
+        { abortSignal: AbortSignal.timeout(this.timeoutMs) },
+      );
+      for (const object of page.Contents ?? []) {
+        if (object.Key && IMAGE_FILE_NAME.test(object.Key)) {
+          yield { fileName: object.Key, modifiedAt: object.LastModified ?? new Date(0) };
+        }
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  async check(): Promise<void> {
+    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }), {
+      abortSignal: AbortSignal.timeout(this.timeoutMs),
+    });
+  }
+
+  close(): void {
+    this.client.destroy();
+  }
+}
+
+/** The store the configuration selects: a bucket when S3_BUCKET is set, else the folder. */
+export function createImageStorage(config: {
+  imagesDir: string;
+  S3_BUCKET?: string;
+  S3_ENDPOINT?: string;
+  S3_REGION: string;
+  S3_ACCESS_KEY_ID?: string;
+  S3_SECRET_ACCESS_KEY?: string;
+  S3_FORCE_PATH_STYLE: boolean;
+  S3_TIMEOUT_MS: number;
+}): ImageStorage {
+  if (!config.S3_BUCKET) return new LocalImageStorage(config.imagesDir);
+  return new S3ImageStorage({
+    bucket: config.S3_BUCKET,
+    endpoint: config.S3_ENDPOINT,
+    region: config.S3_REGION,
+    accessKeyId: config.S3_ACCESS_KEY_ID,
+    secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+    forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    timeoutMs: config.S3_TIMEOUT_MS,
+  });
+}
+
+/** A stored file's bytes, or undefined when there is no such file (whichever store). */
+export async function readStoredFile(storage: ImageStorage, fileName: string): Promise<Buffer | undefined> {
+  const file = await storage.open(fileName);
+  if (!file) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of file.body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
 }

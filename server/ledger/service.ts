@@ -9,7 +9,11 @@ export type LedgerReason =
   | 'chat_reserve'
   | 'chat_release'
   | 'purchase'
-  | 'subscription_grant';
+  | 'subscription_grant'
+  | 'subscription_expiry'
+  /** An operator's grant or take (`npm run admin`); the reference carries the reason. */
+  | 'admin_grant'
+  | 'admin_take';
 
 export interface LedgerChange {
   userId: number;

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { downloadFileName } from '../domain/format';
 import { generationReplySchema, imagePageSchema, type GenerationReply, type ImagePage } from '../domain/image-record';
 import { genericMessages } from '../domain/errors';
@@ -20,12 +21,18 @@ export async function generateImage(endpoint: string, body: unknown): Promise<Ge
 }
 
 /** SPEC section 5: page and limit are sent only when set. */
-export function fetchMyImages(options: { page?: number; limit?: number } = {}): Promise<ImagePage> {
+export function fetchMyImages(options: { page?: number; limit?: number; q?: string } = {}): Promise<ImagePage> {
   const query = new URLSearchParams();
   if (options.page !== undefined) query.set('page', String(options.page));
   if (options.limit !== undefined) query.set('limit', String(options.limit));
+  if (options.q !== undefined) query.set('q', options.q);
   const search = query.size > 0 ? `?${query.toString()}` : '';
   return request((w) => w.get(`/api/images/my-images${search}`).json(), imagePageSchema);
+}
+
+/** Deletes one of the user's images with its file and thumbnail. */
+export async function deleteMyImage(id: number): Promise<void> {
+  await request((w) => w.delete(`/api/images/${id}`).json(), z.unknown());
 }
 
 /** SPEC section 7: the image is fetched as a binary object and saved as imagegen_{id}_{fileName}.jpg. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storedText } from './text';
 
 /**
  * Chat rules shared by the browser and the server (SPEC sections 2 "Chat", 5, 8, 9).
@@ -97,13 +98,15 @@ const CONTEXT_LIMIT_RULE = `Context token limit must be a multiple of ${CONTEXT_
 
 /** Body of `POST /llm/conversations/{id}/stream` (and the non-streaming chat calls). */
 export const chatStreamRequestSchema = z.object({
-  message: z
-    .string({
-      error: (issue) => (issue.input === undefined ? 'Message is required' : 'Message must be text'),
-    })
-    .trim()
-    .min(1, 'Message cannot be empty')
-    .max(CHAT_MESSAGE_MAX_CHARS, `Message must be at most ${CHAT_MESSAGE_MAX_CHARS} characters`),
+  message: storedText({
+    max: CHAT_MESSAGE_MAX_CHARS,
+    multiline: true,
+    trim: true,
+    missing: 'Message is required',
+    notText: 'Message must be text',
+    required: 'Message cannot be empty',
+    tooLong: `Message must be at most ${CHAT_MESSAGE_MAX_CHARS} characters`,
+  }),
   model: z.string({ error: chatErrorMessages.noModelSelected }).trim().min(1, chatErrorMessages.noModelSelected),
   maxTokens: z
     .number({ error: 'maxTokens must be a number' })

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { chatModelSchema } from './chat';
+import { storedText } from './text';
 import { chatBillingSchema, chatContextInfoSchema } from './sse';
 
 /**
@@ -35,12 +36,24 @@ export type Conversation = z.infer<typeof conversationSchema>;
 
 export const conversationListSchema = z.array(conversationSummarySchema);
 
-/** Body of POST /llm/conversations: a blank or missing title gets the placeholder. */
+export const CONVERSATION_TITLE_MAX_LENGTH = 200;
+
+/**
+ * Body of POST /llm/conversations: a blank or missing title gets the placeholder, and so
+ * does a request with no body at all.
+ */
 export const createConversationSchema = z
   .object({
-    title: z.string({ error: 'Title must be text' }).trim().max(200, 'Title must be at most 200 characters').optional(),
+    title: storedText({
+      max: CONVERSATION_TITLE_MAX_LENGTH,
+      multiline: false,
+      trim: true,
+      notText: 'Title must be text',
+      tooLong: `Title must be at most ${CONVERSATION_TITLE_MAX_LENGTH} characters`,
+    }).optional(),
   })
-  .default({});
+  .nullish()
+  .transform((body) => body ?? {});
 
 /** GET /llm/models: models keyed by id and the default id (SPEC section 7). */
 export const modelListSchema = z.object({

@@ -19,10 +19,15 @@ export function insufficientTokensMessage(cost: number, balance: number): string
   return `Insufficient tokens. Need ${cost} tokens but only have ${balance}`;
 }
 
+/** A stored text held a control character (NUL and the like) or half a surrogate pair. */
+export const INVALID_TEXT_MESSAGE = 'Text contains characters that are not allowed';
+
 /** Error codes the API answers with in `{success: false, code, message}`. */
 export const errorCatalogue = {
   VALIDATION_ERROR: { status: 400, message: genericMessages.badInput },
   UNKNOWN_MODEL: { status: 400, message: genericMessages.badInput },
+  /** A stored text (prompt, message, title) holds a control character or a broken one. */
+  INVALID_TEXT: { status: 400, message: INVALID_TEXT_MESSAGE },
   UNAUTHORIZED: { status: 401, message: genericMessages.unauthorized },
   INSUFFICIENT_TOKENS: { status: 402, message: genericMessages.insufficientTokens },
   FORBIDDEN: { status: 403, message: genericMessages.forbidden },
@@ -35,6 +40,22 @@ export const errorCatalogue = {
   PROVIDER_ERROR: { status: 502, message: 'Generation failed' },
   PROVIDER_TIMEOUT: { status: 504, message: genericMessages.tryLater },
   SERVICE_UNAVAILABLE: { status: 503, message: genericMessages.tryLater },
+  // Portraits and uploads: the specific texts live in src/domain/portraits.ts.
+  PHOTO_REQUIRED: { status: 400, message: genericMessages.badInput },
+  PROMPT_REQUIRED: { status: 400, message: genericMessages.badInput },
+  PHOTO_REFERENCE_INVALID: { status: 400, message: genericMessages.badInput },
+  UPLOAD_TOO_LARGE: { status: 413, message: genericMessages.badInput },
+  UPLOAD_UNSUPPORTED_TYPE: { status: 415, message: genericMessages.badInput },
+  UPLOAD_UNREADABLE: { status: 400, message: genericMessages.badInput },
+  UPLOAD_ANIMATED: { status: 400, message: genericMessages.badInput },
+  UPLOAD_TOO_SMALL: { status: 422, message: genericMessages.badInput },
+  UPLOAD_TOO_MANY_PIXELS: { status: 413, message: genericMessages.badInput },
+  UPLOAD_TOO_MANY_FILES: { status: 400, message: genericMessages.badInput },
+  ORIGIN_REQUIRED: { status: 403, message: genericMessages.forbidden },
+  PAYMENT_PROVIDER_ERROR: { status: 502, message: 'Error creating payment. Please try again.' },
+  SUBSCRIPTION_EXISTS: { status: 409, message: 'You already have a subscription' },
+  STORAGE_UNAVAILABLE: { status: 503, message: 'The image could not be saved, and your tokens were refunded' },
+  ACCOUNT_DISABLED: { status: 403, message: 'This account has been disabled' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -24,6 +24,13 @@ export const imageRecordSchema = z.object({
   seed: z.number().int().nullable(),
   model: z.string().nullable(),
   finish_reason: z.string().nullable(),
+  /** Regenerate's parameters beyond SPEC's list: what the picture was made with. */
+  negativePrompt: z.string().nullable(),
+  aspectRatio: z.string().nullable(),
+  /** sd3's model variant (sd3.5-large and so on). */
+  modelVariant: z.string().nullable(),
+  /** A WebP of about THUMBNAIL_LONG_EDGE px for lists; the full image when none is stored yet. */
+  thumbnailUrl: z.string(),
 });
 
 export type ImageRecord = z.infer<typeof imageRecordSchema>;
@@ -59,6 +66,19 @@ export type ImagePage = z.infer<typeof imagePageSchema>;
 export const DASHBOARD_PREVIEW_LIMIT = 6;
 export const IMAGE_PAGE_DEFAULT_LIMIT = 12;
 export const IMAGE_PAGE_MAX_LIMIT = 100;
+/** SPEC section 9: the gallery's page sizes. */
+export const GALLERY_PAGE_SIZES = [6, 12, 24, 48] as const;
+/** The longest prompt search the server accepts (the prompt's own limit). */
+export const IMAGE_SEARCH_MAX_LENGTH = 2000;
+/** The long edge of a list thumbnail, in pixels (server/images/thumbnails.ts makes them). */
+export const THUMBNAIL_LONG_EDGE = 384;
+
+/** The thumbnail's pixel size for an image of this size (never enlarged), for <img width height>. */
+export function thumbnailSize(width: number | null, height: number | null): { width: number; height: number } {
+  if (!width || !height) return { width: THUMBNAIL_LONG_EDGE, height: THUMBNAIL_LONG_EDGE };
+  const scale = Math.min(1, THUMBNAIL_LONG_EDGE / Math.max(width, height));
+  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
+}
 
 export const GENERATION_SUCCESS_MESSAGE = 'Image generated successfully';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { insufficientTokensMessage } from './errors';
+import { storedText, textLength } from './text';
 
 /**
  * The image model catalogue (SPEC sections 3, 5, 8, 9): the one place the browser, the
@@ -246,8 +247,8 @@ export function validateGeneration(input: GenerationInput, balance: number): str
   const model = IMAGE_MODELS[input.model];
 
   if (isBlank(input.prompt)) return generationMessages.promptRequired;
-  if (input.prompt.length > PROMPT_MAX_LENGTH) return generationMessages.promptTooLong;
-  if ((input.negativePrompt ?? '').length > NEGATIVE_PROMPT_MAX_LENGTH) {
+  if (textLength(input.prompt) > PROMPT_MAX_LENGTH) return generationMessages.promptTooLong;
+  if (textLength(input.negativePrompt ?? '') > NEGATIVE_PROMPT_MAX_LENGTH) {
     return generationMessages.negativePromptTooLong;
   }
   if (parseSeed(input.seed) === null) return generationMessages.seedInvalid;
@@ -281,15 +282,20 @@ export function canSubmitGeneration(input: Pick<GenerationInput, 'model' | 'prom
 const isMissing = (input: unknown): boolean =>
   input === undefined || input === null || (typeof input === 'string' && input.trim() === '');
 
-const promptSchema = z
-  .string({ error: generationMessages.promptRequired })
-  .refine((v) => v.trim() !== '', generationMessages.promptRequired)
-  .max(PROMPT_MAX_LENGTH, generationMessages.promptTooLong);
+const promptSchema = storedText({
+  max: PROMPT_MAX_LENGTH,
+  multiline: true,
+  required: generationMessages.promptRequired,
+  notText: generationMessages.promptRequired,
+  tooLong: generationMessages.promptTooLong,
+});
 
-const negativePromptSchema = z
-  .string({ error: 'Negative prompt must be text' })
-  .max(NEGATIVE_PROMPT_MAX_LENGTH, generationMessages.negativePromptTooLong)
-  .nullish();
+const negativePromptSchema = storedText({
+  max: NEGATIVE_PROMPT_MAX_LENGTH,
+  multiline: true,
+  notText: 'Negative prompt must be text',
+  tooLong: generationMessages.negativePromptTooLong,
+}).nullish();
 
 // null is accepted as "not given": JSON clients often send it for an empty field.
 const seedSchema = z
@@ -408,20 +414,25 @@ interface IssueLike {
 }
 
 /**
- * The message of the first issue in SPEC's rule order. Zod reports issues in field
- * order and may add object-level ones last, so the order is restored here; within one
- * field the schema's own check order (required before length) is kept.
+ * The first issue in SPEC's rule order. Zod reports issues in field order and may add
+ * object-level ones last, so the order is restored here; within one field the schema's
+ * own check order (required before length) is kept.
  */
-export function firstIssueMessage(error: { readonly issues: readonly IssueLike[] }): string {
-  let best: { rank: number; index: number; message: string } | undefined;
+export function firstIssue<I extends IssueLike>(error: { readonly issues: readonly I[] }): I | undefined {
+  let best: { rank: number; index: number; issue: I } | undefined;
   error.issues.forEach((issue, index) => {
     const key = issue.path[0];
     const rank = issue.path.length === 0 ? 0 : ((typeof key === 'string' ? FIELD_RANK[key] : undefined) ?? UNRANKED);
     if (!best || rank < best.rank || (rank === best.rank && index < best.index)) {
-      best = { rank, index, message: issue.message };
+      best = { rank, index, issue };
     }
   });
-  return best?.message ?? 'Please check your input';
+  return best?.issue;
+}
+
+/** The message of the first issue in SPEC's rule order. */
+export function firstIssueMessage(error: { readonly issues: readonly IssueLike[] }): string {
+  return firstIssue(error)?.message ?? 'Please check your input';
 }
 
 /**

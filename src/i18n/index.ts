@@ -1,10 +1,16 @@
 import i18next, { type i18n } from 'i18next';
+import { billingEn } from './locales/billing.en';
+import { billingRu } from './locales/billing.ru';
 import { chatEn } from './locales/chat.en';
 import { chatRu } from './locales/chat.ru';
 import { commonEn } from './locales/common.en';
 import { commonRu } from './locales/common.ru';
+import { galleryEn } from './locales/gallery.en';
+import { galleryRu } from './locales/gallery.ru';
 import { generationEn } from './locales/generation.en';
 import { generationRu } from './locales/generation.ru';
+import { portraitEn } from './locales/portrait.en';
+import { portraitRu } from './locales/portrait.ru';
 
 export const languages = ['ru', 'en'] as const;
 export type Language = (typeof languages)[number];
@@ -13,8 +19,22 @@ export const LANGUAGE_STORAGE_KEY = 'language';
 
 /** Namespaces per feature; each feature adds its own pair of files. */
 export const resources = {
-  ru: { common: commonRu, generation: generationRu, chat: chatRu },
-  en: { common: commonEn, generation: generationEn, chat: chatEn },
+  ru: {
+    common: commonRu,
+    generation: generationRu,
+    chat: chatRu,
+    billing: billingRu,
+    gallery: galleryRu,
+    portrait: portraitRu,
+  },
+  en: {
+    common: commonEn,
+    generation: generationEn,
+    chat: chatEn,
+    billing: billingEn,
+    gallery: galleryEn,
+    portrait: portraitEn,
+  },
 } as const;
 
 export function storedLanguage(storage: Pick<Storage, 'getItem'> | undefined = globalThis.localStorage): Language {

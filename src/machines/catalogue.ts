@@ -1,8 +1,13 @@
 import type { AnyStateMachine } from 'xstate';
+import { billingMachine } from './billing';
 import { chatSendMachine } from './chat-send';
 import { chatSettingsMachine } from './chat-settings';
 import { conversationRoutingMachine } from './conversation-routing';
+import { galleryMachine } from './gallery';
 import { generationMachine } from './generation';
+import { paymentStatusMachine } from './payment-status';
+import { portraitMachine } from './portrait';
+import { purchaseMachine } from './purchase';
 import { sessionMachine } from './session';
 import { toastsMachine } from './toasts';
 
@@ -17,4 +22,9 @@ export const machineCatalogue: Readonly<Record<string, AnyStateMachine>> = {
   'conversation-routing': conversationRoutingMachine,
   toasts: toastsMachine,
   generation: generationMachine,
+  billing: billingMachine,
+  purchase: purchaseMachine,
+  'payment-status': paymentStatusMachine,
+  gallery: galleryMachine,
+  portrait: portraitMachine,
 };

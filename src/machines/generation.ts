@@ -53,12 +53,16 @@ export interface GenerationInputs {
   balance: number;
   /** Carried by Regenerate (/dashboard?prompt=...). */
   prompt?: string;
+  /** Regenerate's other parameters (model, size or ratio, style, negative prompt, variant, seed). */
+  preset?: Partial<GenerationForm>;
 }
 
 export type GenerationEvent =
   | { type: 'FIELD.CHANGE'; field: GenerationField; value: string }
   | { type: 'TEMPLATE.APPLY'; prompt: string }
   | { type: 'PROMPT.SET'; prompt: string }
+  /** Regenerate: the form starts from every parameter of an image. */
+  | { type: 'FORM.PRESET'; values: Partial<GenerationForm> }
   | { type: 'SEED.USE_LAST' }
   | { type: 'SUBMIT' }
   | { type: 'TICK' }
@@ -84,6 +88,30 @@ export const initialForm = (prompt = ''): GenerationForm => ({
   sd3Model: DEFAULT_SD3_VARIANT,
   seed: '',
 });
+
+/**
+ * Regenerate's URL parameters as form values: only the ones present, and a model only
+ * when it is one of the catalogue's (the rest are checked by validateGeneration on submit).
+ */
+export function formPreset(search: {
+  model?: string;
+  size?: string;
+  aspectRatio?: string;
+  stylePreset?: string;
+  negativePrompt?: string;
+  variant?: string;
+  seed?: string;
+}): Partial<GenerationForm> {
+  const preset: Partial<GenerationForm> = {};
+  if (search.model !== undefined && isImageModelId(search.model)) preset.model = search.model;
+  if (search.size !== undefined) preset.size = search.size;
+  if (search.aspectRatio !== undefined) preset.aspectRatio = search.aspectRatio;
+  if (search.stylePreset !== undefined) preset.stylePreset = search.stylePreset;
+  if (search.negativePrompt !== undefined) preset.negativePrompt = search.negativePrompt;
+  if (search.variant !== undefined) preset.sd3Model = search.variant;
+  if (search.seed !== undefined) preset.seed = search.seed;
+  return preset;
+}
 
 export function formInput(form: GenerationForm): GenerationInput {
   return { ...form, model: form.model as ImageModelId };
@@ -146,6 +174,9 @@ export const generationMachine = setup({
     setPrompt: assign(({ context }, params: { prompt: string }) => ({
       form: { ...context.form, prompt: params.prompt },
     })),
+    preset: assign(({ context }, params: { values: Partial<GenerationForm> }) => ({
+      form: { ...context.form, ...params.values },
+    })),
     useLastSeed: assign(({ context }) => ({
       form: { ...context.form, seed: context.lastSeed === null ? context.form.seed : String(context.lastSeed) },
     })),
@@ -192,7 +223,7 @@ export const generationMachine = setup({
   context: ({ input }) => ({
     session: input.session,
     balance: input.balance,
-    form: initialForm(input.prompt ?? ''),
+    form: { ...initialForm(input.prompt ?? ''), ...input.preset },
     lastSeed: null,
     current: null,
     error: null,
@@ -219,6 +250,10 @@ export const generationMachine = setup({
         'PROMPT.SET': {
           guard: 'editable',
           actions: { type: 'setPrompt', params: ({ event }) => ({ prompt: event.prompt }) },
+        },
+        'FORM.PRESET': {
+          guard: 'editable',
+          actions: { type: 'preset', params: ({ event }) => ({ values: event.values }) },
         },
         'SEED.USE_LAST': { guard: and(['editable', 'hasLastSeed']), actions: 'useLastSeed' },
         SUBMIT: [

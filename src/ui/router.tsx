@@ -9,15 +9,15 @@ import {
 import { useSelector } from '@xstate/react';
 import { waitFor } from 'xstate';
 import { z } from 'zod';
-import { i18next } from '../i18n';
 import type { AppActors, SessionRef } from './app-context';
 import { useAppActors } from './app-context';
 import { ErrorFallback, NotFound } from './common/ErrorFallback';
-import { Placeholder } from './common/Placeholder';
 import { FullScreenSpinner } from './common/Spinner';
 import { Toaster } from './common/Toaster';
 import { LoginScreen } from './login/LoginScreen';
+import { PaymentStatusScreen } from './payment-status/PaymentStatusScreen';
 import { AppShell } from './shell/AppShell';
+import { gallerySearchOf } from '../domain/gallery';
 
 interface RouterContext {
   actors: AppActors;
@@ -87,7 +87,17 @@ const appRoute = createRoute({
   pendingComponent: FullScreenSpinner,
 });
 
-const dashboardSearch = z.object({ prompt: z.string().max(2000).optional().catch(undefined) });
+const dashboardSearch = z.object({
+  prompt: z.string().max(2000).optional().catch(undefined),
+  // Regenerate's other parameters (src/domain/gallery.ts regenerateSearch), kept as text.
+  model: z.string().max(40).optional().catch(undefined),
+  size: z.string().max(40).optional().catch(undefined),
+  aspectRatio: z.string().max(40).optional().catch(undefined),
+  stylePreset: z.string().max(40).optional().catch(undefined),
+  negativePrompt: z.string().max(2000).optional().catch(undefined),
+  variant: z.string().max(40).optional().catch(undefined),
+  seed: z.string().max(20).optional().catch(undefined),
+});
 
 const dashboardRoute = createRoute({
   getParentRoute: () => appRoute,
@@ -99,13 +109,14 @@ const dashboardRoute = createRoute({
 const portraitRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/portrait-creator',
-  component: () => <Placeholder title={i18next.t('nav.portrait')} />,
+  component: lazyRouteComponent(() => import('./portrait/PortraitScreen'), 'PortraitScreen'),
 });
 
-const galleryRoute = createRoute({
+export const galleryRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/gallery',
-  component: () => <Placeholder title={i18next.t('nav.gallery')} />,
+  validateSearch: (search) => gallerySearchOf(search),
+  component: lazyRouteComponent(() => import('./gallery/GalleryScreen'), 'GalleryScreen'),
 });
 
 /**
@@ -131,19 +142,33 @@ const chatConversationRoute = createRoute({
 const billingRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/billing',
-  component: () => <Placeholder title={i18next.t('nav.billing')} />,
+  component: lazyRouteComponent(() => import('./billing/BillingScreen'), 'BillingScreen'),
 });
 
+/**
+ * paymentId and status stay text whatever they look like: the router's default parser
+ * turns `?paymentId=123` into a number, so numbers (and booleans) are turned back.
+ */
+const searchText = z
+  .union([z.string(), z.number(), z.boolean()])
+  .transform((value) => String(value))
+  .optional()
+  .catch(undefined);
+
 const paymentStatusSearch = z.object({
-  paymentId: z.string().optional().catch(undefined),
-  status: z.string().optional().catch(undefined),
+  paymentId: searchText,
+  status: searchText,
 });
 
 const paymentStatusRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/payment-status',
   validateSearch: (search) => paymentStatusSearch.parse(search),
-  component: () => <Placeholder title={i18next.t('nav.billing')} />,
+  component: function PaymentStatusRoute() {
+    const search = paymentStatusRoute.useSearch();
+    // A new payment id is a new check: the screen's actor starts afresh.
+    return <PaymentStatusScreen key={search.paymentId ?? ''} paymentId={search.paymentId} status={search.status} />;
+  },
 });
 
 const routeTree = rootRoute.addChildren([

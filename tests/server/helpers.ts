@@ -90,6 +90,10 @@ export async function startTestApp(
       RATE_LIMIT_PER_MINUTE: '100000',
       // Tests call the reconciler themselves.
       GENERATION_RECONCILE_INTERVAL_MS: '0',
+      PAYMENTS_RECONCILE_INTERVAL_MS: '0',
+      SUBSCRIPTION_RENEWAL_INTERVAL_MS: '0',
+      // Requests still open when a test closes the app are cut at once.
+      SHUTDOWN_GRACE_MS: '0',
       ...env,
     },
     { webDir: undefined, ...overrides },

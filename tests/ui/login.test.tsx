@@ -65,7 +65,21 @@ describe('login screen', () => {
 
   it('remembers only pages of this app', () => {
     expect(safeReturnTo('/gallery?page=2')).toBe('/gallery?page=2');
-    for (const bad of [undefined, '', 'https://evil.example', '//evil.example', '/\\evil.example', '/login?x=1']) {
+    for (const bad of [
+      undefined,
+      '',
+      'https://evil.example',
+      '//evil.example',
+      '/\\evil.example',
+      '/login?x=1',
+      '/.//evil.com',
+      '/..//evil.com',
+      '/%2e//evil.com',
+      '/./\\evil.com',
+      '/x/..//evil.com',
+      './/evil.com',
+      '..//evil.com',
+    ]) {
       expect(safeReturnTo(bad)).toBe('/dashboard');
     }
   });

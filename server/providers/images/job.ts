@@ -13,6 +13,7 @@ import {
   unknownModelMessage,
   type ImageSize,
 } from '../../../src/domain/images';
+import { textLength } from '../../../src/domain/text';
 import { AppError } from '../../errors';
 import { aspectRatioPixelSize } from './sizes';
 import type { ImageJob } from './types';
@@ -28,8 +29,9 @@ export function assertValidJob(job: ImageJob): void {
   };
   if (!isImageModelId(job.model)) fail(unknownModelMessage(String(job.model)));
   if (job.prompt.trim() === '') fail(generationMessages.promptRequired);
-  if (job.prompt.length > PROMPT_MAX_LENGTH) fail(generationMessages.promptTooLong);
-  if ((job.negativePrompt ?? '').length > NEGATIVE_PROMPT_MAX_LENGTH) fail(generationMessages.negativePromptTooLong);
+  // Counted as the route counts (code points): a prompt the route accepted is never refused here.
+  if (textLength(job.prompt) > PROMPT_MAX_LENGTH) fail(generationMessages.promptTooLong);
+  if (textLength(job.negativePrompt ?? '') > NEGATIVE_PROMPT_MAX_LENGTH) fail(generationMessages.negativePromptTooLong);
   if (job.seed !== undefined && !(Number.isInteger(job.seed) && job.seed >= 0 && job.seed <= SEED_MAX)) {
     fail(generationMessages.seedInvalid);
   }

@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import sharp from 'sharp';
 import { IMAGE_MODELS, type ImageSize } from '../../../src/domain/images';
 import { assertValidJob, effectiveStylePreset, jobPixelSize } from './job';
@@ -18,12 +19,15 @@ export const OFFLINE_MARK = 'OFFLINE';
 export const OFFLINE_SOFTWARE = 'imagegen offline renderer';
 const XMP_NAMESPACE = 'urn:imagegen:xmp:1.0#';
 
-export function createOfflineImageProvider(): ImageProvider {
+export function createOfflineImageProvider(options: { delayMs?: number } = {}): ImageProvider {
+  const delayMs = options.delayMs ?? 0;
   return {
     name: 'offline',
     async generate(job: ImageJob): Promise<ImageResult> {
       assertValidJob(job);
       job.signal?.throwIfAborted();
+      // A provider's latency, for tests and benchmarks of work in flight.
+      if (delayMs > 0) await setTimeout(delayMs, undefined, { signal: job.signal });
       const size = jobPixelSize(job);
       const seed = job.seed !== undefined && job.seed > 0 ? job.seed : seedFromPrompt(job.prompt);
       const svg = renderSvg(job, size, seed);
@@ -62,7 +66,7 @@ export async function isOfflineRender(bytes: Buffer): Promise<boolean> {
 // Hashing and randomness
 
 /** FNV-1a over UTF-16 code units with murmur3's finaliser, so near inputs spread apart. */
-function hash32(text: string): number {
+export function hash32(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i += 1) {
     h ^= text.charCodeAt(i);
@@ -76,10 +80,10 @@ function hash32(text: string): number {
   return h >>> 0;
 }
 
-type Random = () => number;
+export type Random = () => number;
 
 /** mulberry32: tiny, fast and good enough for picking shapes. */
-function mulberry32(seed: number): Random {
+export function mulberry32(seed: number): Random {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -32,6 +32,7 @@ export const commonEn: typeof commonRu = {
     redirecting: 'Taking you to sign-in…',
     failed: 'Sign-in failed. Please try again.',
     unavailable: 'Sign-in is unavailable right now. Please try again later.',
+    disabled: 'This account has been disabled. Contact support if you think this is a mistake.',
     features: {
       aiPowered: { title: 'AI-powered', text: 'State-of-the-art Stable Diffusion and language models.' },
       styles: { title: 'Multiple styles', text: 'Anime, cinematic, pixel art and a dozen more presets.' },
@@ -47,9 +48,6 @@ export const commonEn: typeof commonRu = {
     title: 'Page not found',
     back: 'Go home',
   },
-  placeholder: {
-    soon: 'This section arrives in an upcoming update.',
-  },
   errors: {
     'Network error occurred': 'Network error occurred',
     'Unauthorized access': 'Unauthorized access',
@@ -60,6 +58,9 @@ export const commonEn: typeof commonRu = {
     'Insufficient tokens': 'Insufficient tokens',
     'Something went wrong': 'Something went wrong',
     'Please try again later': 'Please try again later',
+    'The image could not be saved, and your tokens were refunded':
+      'The image could not be saved, and your tokens were refunded',
+    'This account has been disabled': 'This account has been disabled',
   },
   toast: {
     close: 'Close',

@@ -30,6 +30,7 @@ export const commonRu = {
     redirecting: 'Переходим к входу…',
     failed: 'Не удалось войти. Попробуйте ещё раз.',
     unavailable: 'Сервис входа сейчас недоступен. Попробуйте позже.',
+    disabled: 'Этот аккаунт отключён. Если вы считаете, что это ошибка, напишите в поддержку.',
     features: {
       aiPowered: { title: 'На базе ИИ', text: 'Современные модели Stable Diffusion и языковые модели.' },
       styles: { title: 'Множество стилей', text: 'Аниме, кино, пиксель-арт и ещё десяток пресетов.' },
@@ -45,9 +46,6 @@ export const commonRu = {
     title: 'Страница не найдена',
     back: 'На главную',
   },
-  placeholder: {
-    soon: 'Этот раздел появится в ближайшем обновлении.',
-  },
   errors: {
     'Network error occurred': 'Ошибка сети',
     'Unauthorized access': 'Требуется вход',
@@ -58,6 +56,9 @@ export const commonRu = {
     'Insufficient tokens': 'Недостаточно токенов',
     'Something went wrong': 'Что-то пошло не так',
     'Please try again later': 'Попробуйте позже',
+    'The image could not be saved, and your tokens were refunded':
+      'Не удалось сохранить изображение, токены возвращены',
+    'This account has been disabled': 'Этот аккаунт отключён',
   },
   toast: {
     close: 'Закрыть',

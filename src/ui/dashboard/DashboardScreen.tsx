@@ -1,6 +1,7 @@
 import { useActorRef, useSelector } from '@xstate/react';
 import { useEffect, useMemo } from 'react';
 import { liveGenerationMachine } from '../../api/generation';
+import { formPreset } from '../../machines/generation';
 import { i18next } from '../../i18n';
 import { useAppActors, useLiveActor } from '../app-context';
 import { dashboardRoute } from '../router';
@@ -31,13 +32,15 @@ export function DashboardScreen() {
       }),
     [toasts],
   );
-  const actor = useActorRef(machine, { input: { session, balance, prompt: search.prompt } });
+  const preset = useMemo(() => formPreset(search), [search]);
+  const actor = useActorRef(machine, { input: { session, balance, prompt: search.prompt, preset } });
   useLiveActor('generation', actor);
 
-  // Regenerate navigates here with ?prompt=...; the form takes it even when already open.
+  // Regenerate navigates here with ?prompt=...&model=...; the form takes them even when already open.
   useEffect(() => {
     if (search.prompt !== undefined) actor.send({ type: 'PROMPT.SET', prompt: search.prompt });
-  }, [actor, search.prompt]);
+    if (Object.keys(preset).length > 0) actor.send({ type: 'FORM.PRESET', values: preset });
+  }, [actor, search.prompt, preset]);
 
   return (
     <div className="mx-auto max-w-7xl px-4 py-6 sm:px-6">

@@ -10,6 +10,7 @@ import {
   SDXL_SIZE_VALUES,
   STYLE_PRESETS,
 } from '../../domain/images';
+import { textLength } from '../../domain/text';
 import { i18next } from '../../i18n';
 import { canSubmit, type GenerationField } from '../../machines/generation';
 import { styleName, translateError } from './texts';
@@ -42,7 +43,7 @@ export function GenerationForm({ actor }: { actor: GenerationRef }) {
     actor.send({ type: 'FIELD.CHANGE', field, value: event.target.value });
   const model = isImageModelId(form.model) ? IMAGE_MODELS[form.model] : IMAGE_MODELS.original;
   const submittable = !generating && canSubmit({ form, balance });
-  const tooLong = form.prompt.length > PROMPT_MAX_LENGTH;
+  const tooLong = textLength(form.prompt) > PROMPT_MAX_LENGTH;
 
   return (
     <form
@@ -90,7 +91,7 @@ export function GenerationForm({ actor }: { actor: GenerationRef }) {
             data-testid="prompt-counter"
             className={`text-xs ${tooLong ? 'font-semibold text-red-600' : 'text-slate-500'}`}
           >
-            {t('generation:form.counter', { length: form.prompt.length, max: PROMPT_MAX_LENGTH })}
+            {t('generation:form.counter', { length: textLength(form.prompt), max: PROMPT_MAX_LENGTH })}
           </span>
         </div>
         <textarea

@@ -1,5 +1,6 @@
 import { Link } from '@tanstack/react-router';
 import { useSelector } from '@xstate/react';
+import { thumbnailSize } from '../../domain/image-record';
 import { i18next } from '../../i18n';
 import { Spinner } from '../common/Spinner';
 import type { GenerationRef } from './types';
@@ -36,7 +37,14 @@ export function RecentImages({ actor }: { actor: GenerationRef }) {
                 onClick={() => actor.send({ type: 'IMAGE.OPEN', image })}
                 className="block aspect-square w-full overflow-hidden rounded-lg ring-1 ring-slate-200 hover:ring-2 hover:ring-indigo-400 focus-visible:ring-4 focus-visible:ring-indigo-300"
               >
-                <img src={image.imageUrl} alt="" loading="lazy" className="h-full w-full object-cover" />
+                <img
+                  src={image.thumbnailUrl}
+                  {...thumbnailSize(image.width, image.height)}
+                  alt=""
+                  loading="lazy"
+                  decoding="async"
+                  className="h-full w-full object-cover"
+                />
               </button>
             </li>
           ))}

@@ -1,22 +1,20 @@
 import { useSelector } from '@xstate/react';
 import { ImageIcon, Palette, Sparkles, Wand2 } from 'lucide-react';
+import { safeRedirectPath } from '../../domain/redirect';
 import { i18next } from '../../i18n';
 import { useAppActors } from '../app-context';
 
 const t = i18next.t;
 
-/** Only same-app paths are remembered; anything else goes to the dashboard. */
+/**
+ * Only same-origin pages are remembered (the one check shared with the server's sign-in
+ * redirects); anything else, and the login page itself, goes to the dashboard.
+ */
 export function safeReturnTo(value: string | undefined): string {
-  if (
-    !value ||
-    !value.startsWith('/') ||
-    value.startsWith('//') ||
-    value.startsWith('/\\') ||
-    value.startsWith('/login')
-  ) {
-    return '/dashboard';
-  }
-  return value;
+  const path = safeRedirectPath(value, globalThis.location.origin, '/dashboard');
+  return path === '/login' || path.startsWith('/login?') || path.startsWith('/login/') || path.startsWith('/login#')
+    ? '/dashboard'
+    : path;
 }
 
 function GoogleMark() {
@@ -75,7 +73,11 @@ export function LoginScreen({ redirect, error }: { redirect?: string; error?: st
         <section className="rounded-2xl bg-white p-8 shadow-xl ring-1 ring-slate-200">
           {error && (
             <p role="alert" className="mb-4 rounded-lg bg-red-50 px-4 py-3 text-sm text-red-700">
-              {error === 'signin_unavailable' ? t('login.unavailable') : t('login.failed')}
+              {error === 'signin_unavailable'
+                ? t('login.unavailable')
+                : error === 'account_disabled'
+                  ? t('login.disabled')
+                  : t('login.failed')}
             </p>
           )}
           <button

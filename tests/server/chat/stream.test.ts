@@ -99,7 +99,9 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
         messageId: saved[1]?.id,
       }) +
       SSE_DONE;
-    expect(result.raw).toBe(expected);
+    // Heartbeat comments (every 40 ms here) may fall between frames on a slow machine;
+    // they have their own test below. Every other byte is as expected.
+    expect(result.raw.replaceAll(': keep-alive\n\n', '')).toBe(expected);
     expect(await balanceOf(app, anna.id)).toBe(before - cost);
     expect(request).toMatchObject({ status: 'COMPLETED', charged: cost, inputTokens: 11, outputTokens: 7 });
     expect(saved.map((m) => [m.role, m.content, m.model, m.tokensUsed])).toEqual([
@@ -349,7 +351,7 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
     expect(await balanceOf(app, ben.id)).toBe(benBefore);
     expect(await app.database.db.select().from(chatRequests).where(eq(chatRequests.userId, ben.id))).toHaveLength(0);
 
-    expect(await app.services.chat.releaseStale(new Date(Date.now() + 1000))).toBe(2);
+    expect(await app.services.chat.releaseStale(-1000)).toBe(2);
     expect(await balanceOf(app, anna.id)).toBe(before);
   });
 
@@ -363,10 +365,10 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
       contextTokensLimit: 500,
     });
     expect(await balanceOf(app, anna.id)).toBe(before - turn.reserved);
-    expect(await app.services.chat.releaseStale(new Date(Date.now() - 60_000))).toBe(0);
-    expect(await app.services.chat.releaseStale(new Date(Date.now() + 1000))).toBe(1);
+    expect(await app.services.chat.releaseStale(60_000)).toBe(0);
+    expect(await app.services.chat.releaseStale(-1000)).toBe(1);
     expect(await balanceOf(app, anna.id)).toBe(before);
-    expect(await app.services.chat.releaseStale(new Date(Date.now() + 1000))).toBe(0);
+    expect(await app.services.chat.releaseStale(-1000)).toBe(0);
     expect(await lastRequestOf(app, anna.id)).toMatchObject({ status: 'FAILED', charged: 0 });
   });
 });

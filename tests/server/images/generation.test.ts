@@ -96,6 +96,11 @@ describe.each(testDatabases())('image generation against Stability on $name', (k
             'seed',
             'model',
             'finish_reason',
+            // Regenerate's parameters and the list thumbnail (issue 11).
+            'negativePrompt',
+            'aspectRatio',
+            'modelVariant',
+            'thumbnailUrl',
           ].sort(),
         );
         expect(image).toMatchObject({

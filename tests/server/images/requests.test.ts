@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMAGE_MODELS, type ImageModelId } from '../../../src/domain/images';
 import { generationRequests } from '../../../server/db/schema';
+import { LIVENESS } from '../../../server/jobs/liveness';
 import { startTestApp, testDatabases, type TestApp } from '../helpers';
 import {
   balance,
@@ -286,6 +287,7 @@ describe.each(testDatabases())('image requests on $name (offline renderer)', (ki
             steps: 0,
             cost: 6,
             createdAt,
+            heartbeatAt: createdAt,
           })
           .returning();
         if (!row) throw new Error('no row');
@@ -297,7 +299,8 @@ describe.each(testDatabases())('image requests on $name (offline renderer)', (ki
         return row;
       });
     };
-    const limitMs = app.config.STABILITY_TIMEOUT_MS + app.config.GENERATION_RECONCILE_GRACE_MS;
+    // The heartbeat stopped with the process that crashed; how long ago decides.
+    const limitMs = LIVENESS.staleAfterMs;
     const old = await abandon(limitMs + 60_000);
     const fresh = await abandon(1000);
     expect(await balance(app, victim)).toBe(38);
@@ -310,7 +313,7 @@ describe.each(testDatabases())('image requests on $name (offline renderer)', (ki
     await images.reconcile();
     expect(await balance(app, victim)).toBe(44);
     // Once the fresh one is past the limit too, it is refunded as well.
-    await images.reconcile(new Date(Date.now() + limitMs + 5000));
+    await images.reconcile(-5000);
     expect(await balance(app, victim)).toBe(50);
     await expectLedgerConsistent(app, victim);
   });

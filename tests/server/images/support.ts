@@ -57,9 +57,12 @@ export async function imagesOf(app: TestApp, user: TestUser) {
   return app.database.db.select().from(images).where(eq(images.userId, user.id)).orderBy(images.id);
 }
 
-/** Every stored file has an images row and the other way round. */
+/** Every stored file is an image or a thumbnail of an images row, and the other way round. */
 export async function expectStorageMatchesRows(app: TestApp): Promise<void> {
   const files = await fs.readdir(app.config.imagesDir).catch(() => [] as string[]);
-  const rows = await app.database.db.select({ fileName: images.fileName }).from(images);
-  expect(files.sort()).toEqual(rows.map((r) => r.fileName).sort());
+  const rows = await app.database.db
+    .select({ fileName: images.fileName, thumbnailFileName: images.thumbnailFileName })
+    .from(images);
+  const named = rows.flatMap((r) => (r.thumbnailFileName ? [r.fileName, r.thumbnailFileName] : [r.fileName]));
+  expect(files.sort()).toEqual(named.sort());
 }
