@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
-import { countImages, listImages, searchImages } from '../../server/images/repository';
+import { imagePage, searchImages } from '../../server/images/repository';
 import { startBenchApp } from './app';
 import { serveParent } from './child';
 
@@ -20,7 +20,9 @@ serveParent(async (request) => {
   if (request.type === 'seed') {
     const { userId, total, own } = request as unknown as { userId: number; total: number; own: number };
     const start = performance.now();
-    // Nine other users own the rest, so the user's rows are a tenth of the table.
+    // Nine other users own the rest, so the user's rows are a tenth of the table. Every
+    // tenth row is the user's, so the word is chosen by g / 10: each word is in a tenth of
+    // everyone's prompts, the user's too.
     await db.execute(sql`
       insert into users (issuer, subject, email)
       select 'bench', 'other-' || g, 'other-' || g || '@example.com' from generate_series(1, 9) g
@@ -32,7 +34,7 @@ serveParent(async (request) => {
       select case when g % ${Math.round(total / own)} = 0 then ${userId}
                   else (select min(id) from users where issuer = 'bench') + g % 9 end,
              md5(g::text) || '.png',
-             'a ' || (${words})[1 + g % 10] || ' at dusk, variation ' || g || ' ' || md5((g * 7)::text),
+             'a ' || (${words})[1 + (g / 10) % 10] || ' at dusk, variation ' || g || ' ' || md5((g * 7)::text),
              1024, 1024, '1024x1024', 1500000, 'image/png', 'core',
              now() - make_interval(secs => g), now() - make_interval(secs => g)
       from generate_series(1, ${total}) g
@@ -50,7 +52,7 @@ serveParent(async (request) => {
     const offset = (page - 1) * limit;
     const start = performance.now();
     if (q === undefined) {
-      await Promise.all([listImages(db, userId, limit, offset), countImages(db, userId)]);
+      await imagePage(db, userId, limit, offset);
     } else {
       await searchImages(db, userId, limit, offset, q);
     }

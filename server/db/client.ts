@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
@@ -60,8 +61,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return { db, kind: 'postgres', ping: () => ping(db), close: () => pool.end() };
   }
   if (options.dataDir) await fs.mkdir(options.dataDir, { recursive: true });
-  // pg_trgm: the gallery's prompt search index (migration 0002).
-  const client = await PGlite.create(options.dataDir, { extensions: { pg_trgm } });
+  // pg_trgm and btree_gin: the gallery's per-user prompt search index (migrations 0004, 0006).
+  const client = await PGlite.create(options.dataDir, { extensions: { pg_trgm, btree_gin } });
   // Embedded PostgreSQL runs no autovacuum, so its statistics are missing or stale. Then
   // the planner prices an indexed lookup of a few rows as a bitmap scan plus a sort of
   // every matching row (a long conversation's whole history for its newest messages).

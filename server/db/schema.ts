@@ -37,6 +37,9 @@ export const users = pgTable(
     subscriptionTokensUsed: integer('subscription_tokens_used').notNull().default(0),
     nextBillingDate: timestamp('next_billing_date', { withTimezone: true }),
     trialEndsAt: timestamp('trial_ends_at', { withTimezone: true }),
+    // How many images rows the user owns, kept by triggers on images (migration 0005), so
+    // the gallery's total never counts 100,000 rows.
+    imagesCount: integer('images_count').notNull().default(0),
     ...timestamps,
   },
   (t) => [
@@ -150,7 +153,8 @@ export const images = pgTable(
     uniqueIndex('images_file_name_key').on(t.fileName),
     // Newest first with id as the tie-break: the gallery's order, read straight off the index.
     index('images_user_created_idx').on(t.userId, t.createdAt, t.id),
-    // The prompt search's trigram index (pg_trgm) is hand-written: see the custom migration.
+    // The prompt search's per-user trigram index (pg_trgm + btree_gin) is hand-written:
+    // see the custom migrations 0004 and 0006.
   ],
 );
 

@@ -1,6 +1,6 @@
-import { and, count, desc, eq, gt, ilike, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, ilike, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../db/client';
-import { generationRequests, images } from '../db/schema';
+import { generationRequests, images, users } from '../db/schema';
 import { heartbeatStale } from '../jobs/liveness';
 import { balanceOf, balanceUpdateSql, ledgerRowSql } from '../ledger/repository';
 
@@ -178,6 +178,35 @@ export async function listImages(
 export async function countImages(db: Executor, userId: number, search?: string): Promise<number> {
   const rows = await db.select({ total: count() }).from(images).where(ownedMatching(userId, search));
   return Number(rows[0]?.total ?? 0);
+}
+
+/**
+ * A page of the user's images, newest first, and how many there are. The total is the
+ * count the images triggers keep on the user's row, not a count of 100,000 rows; a page
+ * past the middle is read from the oldest end of the index and turned round, so the last
+ * page skips as few rows as the first.
+ */
+export async function imagePage(
+  db: Executor,
+  userId: number,
+  limit: number,
+  offset: number,
+): Promise<{ rows: ImageRow[]; total: number }> {
+  const owner = await db.select({ total: users.imagesCount }).from(users).where(eq(users.id, userId));
+  const total = owner[0]?.total ?? 0;
+  if (offset >= total) return { rows: [], total };
+  if (offset + limit / 2 <= total / 2) return { rows: await listImages(db, userId, limit, offset), total };
+  // Newest-first positions [offset, offset + limit) are oldest-first [total - offset - limit, total - offset).
+  const end = total - offset;
+  const start = Math.max(0, end - limit);
+  const oldestFirst = await db
+    .select()
+    .from(images)
+    .where(eq(images.userId, userId))
+    .orderBy(asc(images.createdAt), asc(images.id))
+    .limit(end - start)
+    .offset(start);
+  return { rows: oldestFirst.reverse(), total };
 }
 
 /**

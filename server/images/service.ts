@@ -126,9 +126,7 @@ export class ImageService {
     const offset = (page - 1) * limit;
     const { rows, total } =
       search === undefined
-        ? await Promise.all([repo.listImages(this.db, userId, limit, offset), repo.countImages(this.db, userId)]).then(
-            ([rows, total]) => ({ rows, total }),
-          )
+        ? await repo.imagePage(this.db, userId, limit, offset)
         : await repo.searchImages(this.db, userId, limit, offset, search);
     return { images: rows.map((row) => this.toRecord(row)), pagination: paginationOf(page, limit, total) };
   }

@@ -85,6 +85,41 @@ describe.each(testDatabases())('gallery on $name', (kind) => {
     expect(defaults.images[0]?.prompt).toBe('picture 24');
   });
 
+  it('every page, read from either end, is the newest-first order; the total follows inserts and deletes', async () => {
+    const user = await newUser();
+    // 37 rows, some with the same timestamp so the id decides their order.
+    const base = Date.parse('2026-02-01T00:00:00Z');
+    await app.database.db.insert(images).values(
+      Array.from({ length: 37 }, (_, i) => ({
+        userId: user.id,
+        fileName: `${(i + 0x100).toString(16).padStart(8, '0')}${user.id.toString(16).padStart(24, '0')}.png`,
+        prompt: `shot ${i}`,
+        size: '1024x1024',
+        fileSize: 1000,
+        mimeType: 'image/png',
+        createdAt: new Date(base + Math.floor(i / 3) * 1000),
+        updatedAt: new Date(base),
+      })),
+    );
+    const expected = (await imagesOf(app, user))
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id)
+      .map((row) => row.prompt);
+    for (const limit of [5, 6, 12]) {
+      const seen: string[] = [];
+      for (let p = 1; p <= Math.ceil(37 / limit); p += 1) {
+        const reply = await page(app, user, `?page=${p}&limit=${limit}`);
+        expect(reply.pagination.total).toBe(37);
+        seen.push(...reply.images.map((i) => i.prompt));
+      }
+      expect(seen, `limit ${limit}`).toEqual(expected);
+    }
+    const newest = await page(app, user, '?page=1&limit=2');
+    for (const image of newest.images) expect((await remove(app, user, image.id, app.url)).status).toBe(200);
+    const after = await page(app, user, '?page=7&limit=5');
+    expect(after.pagination.total).toBe(35);
+    expect(after.images.map((i) => i.prompt)).toEqual(expected.slice(2).slice(30, 35));
+  });
+
   it('searches the prompts of all pages case-insensitively, wildcards taken literally, only the own images', async () => {
     const anna = await newUser();
     const boris = await newUser();
