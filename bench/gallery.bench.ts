@@ -59,7 +59,13 @@ export default async function galleryBench(): Promise<void> {
       // 5-character search matching 1 in ~1000 of the user's prompts ("variation 12345").
       { name: 'q search "n 12345", limit 48', page: 1, limit: 48, q: 'n 12345' },
       // A word in a tenth of the prompts: reported, not held to the target (see README).
-      { name: 'q search "dragon", limit 48 (a tenth of the rows match)', page: 1, limit: 48, q: 'dragon', report: true },
+      {
+        name: 'q search "dragon", limit 48 (a tenth of the rows match)',
+        page: 1,
+        limit: 48,
+        q: 'dragon',
+        report: true,
+      },
     ];
     for (const c of cases) {
       const query = `?page=${c.page}&limit=${c.limit}${c.q ? `&q=${encodeURIComponent(c.q)}` : ''}`;
