@@ -17,6 +17,7 @@ import { authRoutes, CALLBACK_PATH } from './auth/routes';
 import { AuthService } from './auth/service';
 import { chatSetupFor, type ChatSetup } from './chat/models';
 import { startChatReconciler } from './chat/reconciler';
+import { runEvery } from './jobs/periodic';
 import { chatRoutes } from './chat/routes';
 import { ChatService } from './chat/service';
 import type { Config } from './config';
@@ -351,24 +352,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
 /** Refunds generations a crash left PENDING, on an interval, for as long as the server runs. */
 function startReconciler(server: FastifyInstance, images: Pick<ImageService, 'reconcile'>, intervalMs: number): void {
-  if (intervalMs <= 0) return;
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    images
-      .reconcile()
-      .then((refunded) => {
-        countReconcilerAction('generation', 'refunded', refunded);
-        if (refunded > 0) server.log.warn({ refunded }, 'refunded abandoned generations');
-      })
-      .catch((error: unknown) => server.log.error({ err: error }, 'generation reconciler failed'))
-      .finally(() => {
-        running = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  server.addHook('onClose', async () => clearInterval(timer));
+  runEvery(server, 'generation reconciler', intervalMs, async () => {
+    const refunded = await images.reconcile();
+    countReconcilerAction('generation', 'refunded', refunded);
+    if (refunded > 0) server.log.warn({ refunded }, 'refunded abandoned generations');
+  });
 }
 
 /** A validation issue's own code (storedText's INVALID_TEXT), else VALIDATION_ERROR. */
@@ -379,23 +367,10 @@ function validationCodeOf(issue: unknown): ErrorCode {
 
 /** Removes stored files a crash left without their row (ImageService.sweepOrphanFiles). */
 function startOrphanSweep(server: FastifyInstance, images: ImageService, intervalMs: number): void {
-  if (intervalMs <= 0) return;
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    images
-      .sweepOrphanFiles()
-      .then((removed) => {
-        if (removed > 0) server.log.warn({ removed }, 'removed image files without a row');
-      })
-      .catch((error: unknown) => server.log.error({ err: error }, 'orphan image sweep failed'))
-      .finally(() => {
-        running = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  server.addHook('onClose', async () => clearInterval(timer));
+  runEvery(server, 'orphan image sweep', intervalMs, async () => {
+    const removed = await images.sweepOrphanFiles();
+    if (removed > 0) server.log.warn({ removed }, 'removed image files without a row');
+  });
 }
 
 function classify(error: FastifyError & { appCode?: ErrorCode }): { code: ErrorCode; status: number; message: string } {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { runEvery } from '../jobs/periodic';
 import type { PaymentsService } from './service';
 
 /**
@@ -11,28 +12,12 @@ export function startPaymentJobs(
   payments: PaymentsService,
   intervals: { reconcileMs: number; renewalMs: number },
 ): void {
-  every(server, intervals.reconcileMs, 'payment reconciler', async () => {
+  runEvery(server, 'payment reconciler', intervals.reconcileMs, async () => {
     const { checked, expired } = await payments.reconcile();
     if (checked > 0) server.log.info({ checked, expired }, 'pending payments re-read');
   });
-  every(server, intervals.renewalMs, 'subscription renewal', async () => {
+  runEvery(server, 'subscription renewal', intervals.renewalMs, async () => {
     const counts = await payments.renew();
     if (counts.renewed + counts.failed + counts.ended > 0) server.log.info(counts, 'subscriptions renewed');
   });
-}
-
-function every(server: FastifyInstance, intervalMs: number, name: string, work: () => Promise<void>): void {
-  if (intervalMs <= 0) return;
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    work()
-      .catch((error: unknown) => server.log.error({ err: error }, `${name} failed`))
-      .finally(() => {
-        running = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  server.addHook('onClose', async () => clearInterval(timer));
 }
