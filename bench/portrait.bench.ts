@@ -64,6 +64,8 @@ export default async function portraitBench(): Promise<void> {
       return response.status;
     };
 
+    const atStart = await app.ask<{ rss: number; peakRss: number }>('memory');
+    console.log(`app at start: ${(atStart.rss / 1024 / 1024).toFixed(0)} MB resident`);
     const bareMs: number[] = [];
     const oursMs: number[] = [];
     for (let i = 0; i < WARMUP + ROUNDS; i += 1) {
@@ -81,7 +83,7 @@ export default async function portraitBench(): Promise<void> {
     }
     const ratio = p50(oursMs) / p50(bareMs);
 
-    await app.ask('memory');
+    const before = await app.ask<{ rss: number; peakRss: number }>('memory');
     const start = performance.now();
     const statuses = await Promise.all(Array.from({ length: CONCURRENT }, (_, i) => create(big, 1000 + i)));
     const concurrentMs = performance.now() - start;
@@ -95,7 +97,7 @@ export default async function portraitBench(): Promise<void> {
     console.log(`portrait request with an instant provider: p50 ${p50(oursMs).toFixed(0)} ms`);
     console.log(`ours / bare at p50: ${ratio.toFixed(2)}x (target <= ${TARGET_RATIO}x)`);
     console.log(
-      `${CONCURRENT} simultaneous ${(big.length / 1024 / 1024).toFixed(2)} MB uploads: ${CONCURRENT - failed} ok, ${failed} failed, ${concurrentMs.toFixed(0)} ms; app peak RSS ${peakMb.toFixed(0)} MB (limit ${MEMORY_LIMIT_MB} MB)`,
+      `${CONCURRENT} simultaneous ${(big.length / 1024 / 1024).toFixed(2)} MB uploads: ${CONCURRENT - failed} ok, ${failed} failed, ${concurrentMs.toFixed(0)} ms; app peak RSS ${peakMb.toFixed(0)} MB (limit ${MEMORY_LIMIT_MB} MB; ${(before.rss / 1024 / 1024).toFixed(0)} MB before)`,
     );
     if (ratio > TARGET_RATIO) throw new Error(`ours is ${ratio.toFixed(2)}x the bare work, over ${TARGET_RATIO}x`);
     if (failed > 0) throw new Error(`${failed} of ${CONCURRENT} simultaneous uploads failed: ${statuses.join(',')}`);

@@ -6,6 +6,7 @@ import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import sharp from 'sharp';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { ZodError } from 'zod';
 import { errorCatalogue, type ErrorBody, type ErrorCode } from '../src/domain/errors';
@@ -85,6 +86,9 @@ const API_PREFIXES = [
 ];
 
 export async function buildApp(deps: AppDeps): Promise<App> {
+  // Every picture is read once (an upload, a render, a thumbnail): libvips' cache of
+  // recent operations would only hold their pixels in memory.
+  sharp.cache(false);
   const { config, database } = deps;
   const server = Fastify({
     logger: { level: config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers.cookie'] },

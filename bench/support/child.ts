@@ -29,7 +29,8 @@ export async function startChild(
 ): Promise<Child> {
   const child: ChildProcess = fork(path.join(here, module), [], {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, ...env },
+    // MALLOC_ARENA_MAX as `npm start` sets it (package.json).
+    env: { ...process.env, MALLOC_ARENA_MAX: '2', ...env },
     stdio: ['ignore', options.discardStdout ? 'ignore' : 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();

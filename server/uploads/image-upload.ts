@@ -1,3 +1,4 @@
+import os from 'node:os';
 import sharp, { type Metadata } from 'sharp';
 import {
   fileTooLargeMessage,
@@ -25,6 +26,11 @@ import { AppError } from '../errors';
  *   JPEG with no metadata at all (no EXIF, GPS, XMP or ICC comments survive).
  *
  * Every refusal is an AppError with a code and `details` carrying the values of its text.
+ *
+ * Decoding a phone photo takes tens of megabytes and all of a core for a few hundred
+ * milliseconds, so at most one decode per core runs at once; the others wait their turn
+ * holding only their compressed bytes. Ten simultaneous 8 MB uploads then cost the memory
+ * of two decodes, not ten, and take no longer in total.
  */
 
 export type SniffedImageType = 'image/jpeg' | 'image/png' | 'image/webp';
@@ -85,8 +91,31 @@ export function checkUploadBytes(bytes: Buffer, byteLength = bytes.length): Snif
   return type;
 }
 
+/** Runs at most `slots` tasks at once, the rest in arrival order. */
+export function limiter(slots: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (running >= slots) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running += 1;
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running -= 1;
+    }
+  };
+}
+
+const decodeSlot = limiter(Math.max(1, os.availableParallelism()));
+
 /** Decodes, checks and re-encodes an uploaded photo (see the module's comment). */
-export async function decodeUpload(bytes: Buffer): Promise<DecodedPhoto> {
+export function decodeUpload(bytes: Buffer): Promise<DecodedPhoto> {
+  return decodeSlot(() => decode(bytes));
+}
+
+async function decode(bytes: Buffer): Promise<DecodedPhoto> {
   const sourceType = checkUploadBytes(bytes);
   const options = { limitInputPixels: UPLOAD_MAX_PIXELS, failOn: 'truncated' as const, pages: 1 };
 

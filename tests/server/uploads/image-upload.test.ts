@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { decodeUpload, sniffImageType } from '../../../server/uploads/image-upload';
+import { decodeUpload, limiter, sniffImageType } from '../../../server/uploads/image-upload';
 import { facePhoto } from '../portraits/support';
 
 describe('decodeUpload', () => {
@@ -36,5 +36,37 @@ describe('decodeUpload', () => {
     expect(sniffImageType(await facePhoto())).toBe('image/jpeg');
     expect(sniffImageType(Buffer.from('GIF89a'))).toBeUndefined();
     expect(sniffImageType(Buffer.from('<svg'))).toBeUndefined();
+  });
+});
+
+describe('limiter (one decode per core at a time)', () => {
+  it('runs at most its slots at once, in arrival order, and a failure frees its slot', async () => {
+    const slot = limiter(2);
+    let running = 0;
+    let most = 0;
+    const started: number[] = [];
+    const task = (i: number, fail = false) =>
+      slot(async () => {
+        started.push(i);
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running -= 1;
+        if (fail) throw new Error(`task ${i}`);
+        return i;
+      });
+    const results = await Promise.allSettled([task(0), task(1, true), task(2), task(3, true), task(4), task(5)]);
+    expect(most).toBe(2);
+    expect(started).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    // Every slot came back: the next task starts at once.
+    expect(await task(6)).toBe(6);
   });
 });
