@@ -7,17 +7,51 @@ import {
   redirect,
 } from '@tanstack/react-router';
 import { useSelector } from '@xstate/react';
+import { lazy, Suspense, useState } from 'react';
 import { waitFor } from 'xstate';
 import { z } from 'zod';
 import type { AppActors, SessionRef } from './app-context';
 import { useAppActors } from './app-context';
 import { ErrorFallback, NotFound } from './common/ErrorFallback';
 import { FullScreenSpinner } from './common/Spinner';
-import { Toaster } from './common/Toaster';
 import { LoginScreen } from './login/LoginScreen';
-import { PaymentStatusScreen } from './payment-status/PaymentStatusScreen';
-import { AppShell } from './shell/AppShell';
 import { gallerySearchOf } from '../domain/gallery';
+
+/*
+ * Code splitting: the first screen of a visitor who is not signed in is /login, so the
+ * entry chunk holds the router, the session and the login screen and nothing else. The
+ * shell (header, menus, dialogs), each screen and the notifications load with the first
+ * page that shows them; appRoute's guard starts fetching them while the session is checked.
+ */
+const AppShell = lazyRouteComponent(() => import('./shell/AppShell'), 'AppShell');
+const DashboardScreen = lazyRouteComponent(() => import('./dashboard/DashboardScreen'), 'DashboardScreen');
+const PortraitScreen = lazyRouteComponent(() => import('./portrait/PortraitScreen'), 'PortraitScreen');
+const GalleryScreen = lazyRouteComponent(() => import('./gallery/GalleryScreen'), 'GalleryScreen');
+const ChatScreen = lazyRouteComponent(() => import('./chat/ChatScreen'), 'ChatScreen');
+const BillingScreen = lazyRouteComponent(() => import('./billing/BillingScreen'), 'BillingScreen');
+const PaymentStatusScreen = lazyRouteComponent(
+  () => import('./payment-status/PaymentStatusScreen'),
+  'PaymentStatusScreen',
+);
+const Toaster = lazy(() => import('./common/Toaster').then((module) => ({ default: module.Toaster })));
+
+/** Starts loading the code of the matched screens (and the shell); errors surface when they render. */
+function preloadScreens(matches: ReadonlyArray<{ routeId: string }>): void {
+  const screens = new Map<string, { preload?: () => Promise<void> | undefined }>([
+    [appRoute.id, AppShell],
+    [dashboardRoute.id, DashboardScreen],
+    [portraitRoute.id, PortraitScreen],
+    [galleryRoute.id, GalleryScreen],
+    [chatRoute.id, ChatScreen],
+    [billingRoute.id, BillingScreen],
+    [paymentStatusRoute.id, PaymentStatusScreen],
+  ]);
+  for (const match of matches)
+    void screens
+      .get(match.routeId)
+      ?.preload?.()
+      ?.catch(() => undefined);
+}
 
 interface RouterContext {
   actors: AppActors;
@@ -29,12 +63,21 @@ async function settledSession(session: SessionRef) {
 }
 
 function Root() {
-  const { session } = useAppActors();
+  const { session, toasts } = useAppActors();
   const loading = useSelector(session, (s) => s.matches('loading'));
+  // The notifications' code loads with the first toast and then stays mounted, so a
+  // closing toast can finish its animation.
+  const hasToasts = useSelector(toasts, (s) => s.context.toasts.length > 0);
+  const [toasterMounted, setToasterMounted] = useState(false);
+  if (hasToasts && !toasterMounted) setToasterMounted(true);
   return (
     <>
       {loading ? <FullScreenSpinner /> : <Outlet />}
-      <Toaster />
+      {toasterMounted && (
+        <Suspense fallback={null}>
+          <Toaster />
+        </Suspense>
+      )}
     </>
   );
 }
@@ -77,7 +120,8 @@ const loginRoute = createRoute({
 const appRoute = createRoute({
   getParentRoute: () => rootRoute,
   id: 'app',
-  beforeLoad: async ({ context, location }) => {
+  beforeLoad: async ({ context, location, matches }) => {
+    preloadScreens(matches);
     const snapshot = await settledSession(context.actors.session);
     if (!snapshot.matches('authenticated')) {
       throw redirect({ to: '/login', search: { redirect: location.href }, replace: true });
@@ -103,20 +147,20 @@ const dashboardRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/dashboard',
   validateSearch: (search) => dashboardSearch.parse(search),
-  component: lazyRouteComponent(() => import('./dashboard/DashboardScreen'), 'DashboardScreen'),
+  component: DashboardScreen,
 });
 
 const portraitRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/portrait-creator',
-  component: lazyRouteComponent(() => import('./portrait/PortraitScreen'), 'PortraitScreen'),
+  component: PortraitScreen,
 });
 
 export const galleryRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/gallery',
   validateSearch: (search) => gallerySearchOf(search),
-  component: lazyRouteComponent(() => import('./gallery/GalleryScreen'), 'GalleryScreen'),
+  component: GalleryScreen,
 });
 
 /**
@@ -126,7 +170,7 @@ export const galleryRoute = createRoute({
 const chatRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/chat',
-  component: lazyRouteComponent(() => import('./chat/ChatScreen'), 'ChatScreen'),
+  component: ChatScreen,
 });
 
 const chatIndexRoute = createRoute({
@@ -142,7 +186,7 @@ const chatConversationRoute = createRoute({
 const billingRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/billing',
-  component: lazyRouteComponent(() => import('./billing/BillingScreen'), 'BillingScreen'),
+  component: BillingScreen,
 });
 
 /**
