@@ -14,15 +14,16 @@ import type { AppActors, SessionRef } from './app-context';
 import { useAppActors } from './app-context';
 import { ErrorFallback, NotFound } from './common/ErrorFallback';
 import { FullScreenSpinner } from './common/Spinner';
-import { LoginScreen } from './login/LoginScreen';
 import { gallerySearchOf } from '../domain/gallery';
 
 /*
- * Code splitting: the first screen of a visitor who is not signed in is /login, so the
- * entry chunk holds the router, the session and the login screen and nothing else. The
- * shell (header, menus, dialogs), each screen and the notifications load with the first
- * page that shows them; appRoute's guard starts fetching them while the session is checked.
+ * Code splitting: the entry chunk holds React, the router and the session; every screen
+ * (the login screen too), the shell (header, menus, dialogs) and the notifications load
+ * with the first page that shows them. The screens of the page being opened are requested
+ * as soon as the router exists (createAppRouter), in parallel with the session check, and
+ * appRoute's guard asks for those of later navigations.
  */
+const LoginScreen = lazyRouteComponent(() => import('./login/LoginScreen'), 'LoginScreen');
 const AppShell = lazyRouteComponent(() => import('./shell/AppShell'), 'AppShell');
 const DashboardScreen = lazyRouteComponent(() => import('./dashboard/DashboardScreen'), 'DashboardScreen');
 const PortraitScreen = lazyRouteComponent(() => import('./portrait/PortraitScreen'), 'PortraitScreen');
@@ -36,8 +37,9 @@ const PaymentStatusScreen = lazyRouteComponent(
 const Toaster = lazy(() => import('./common/Toaster').then((module) => ({ default: module.Toaster })));
 
 /** Starts loading the code of the matched screens (and the shell); errors surface when they render. */
-function preloadScreens(matches: ReadonlyArray<{ routeId: string }>): void {
+function preloadScreens(routeIds: readonly string[]): void {
   const screens = new Map<string, { preload?: () => Promise<void> | undefined }>([
+    [loginRoute.id, LoginScreen],
     [appRoute.id, AppShell],
     [dashboardRoute.id, DashboardScreen],
     [portraitRoute.id, PortraitScreen],
@@ -46,9 +48,9 @@ function preloadScreens(matches: ReadonlyArray<{ routeId: string }>): void {
     [billingRoute.id, BillingScreen],
     [paymentStatusRoute.id, PaymentStatusScreen],
   ]);
-  for (const match of matches)
+  for (const id of routeIds)
     void screens
-      .get(match.routeId)
+      .get(id)
       ?.preload?.()
       ?.catch(() => undefined);
 }
@@ -121,7 +123,7 @@ const appRoute = createRoute({
   getParentRoute: () => rootRoute,
   id: 'app',
   beforeLoad: async ({ context, location, matches }) => {
-    preloadScreens(matches);
+    preloadScreens(matches.map((match) => match.routeId));
     const snapshot = await settledSession(context.actors.session);
     if (!snapshot.matches('authenticated')) {
       throw redirect({ to: '/login', search: { redirect: location.href }, replace: true });
@@ -240,13 +242,16 @@ const routeTree = rootRoute.addChildren([
 ]);
 
 export function createAppRouter(actors: AppActors) {
-  return createRouter({
+  const router = createRouter({
     routeTree,
     context: { actors },
     defaultPreload: 'intent',
     defaultPendingMs: 150,
     defaultErrorComponent: ({ error }) => <ErrorFallback error={error} />,
   });
+  const [opening] = router.getMatchedRoutes(router.latestLocation.pathname);
+  preloadScreens(opening.map((route) => route.id as string));
+  return router;
 }
 
 export { chatConversationRoute, dashboardRoute, paymentStatusRoute };
