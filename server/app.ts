@@ -336,7 +336,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
   });
 
-  registerPageFallback(server, indexHtml, { secureCookies: config.appUrl.startsWith('https://') });
+  registerPageFallback(server, indexHtml);
 
   return { server, services: { ledger, auth, images, chat, portraits, payments }, storage };
 }

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorCatalogue, type ErrorBody } from '../../src/domain/errors';
 import { spaRoutePatterns } from '../../src/domain/routes';
-import { SESSION_HINT_COOKIE } from '../../src/domain/session-hint';
+import { withSessionHint } from '../../src/domain/session-hint';
 import { SESSION_COOKIE } from '../auth/session';
 
 /** API prefixes: never answered with the SPA. */
@@ -43,18 +44,39 @@ export function preferredEncoding(header: string | undefined): Encoding {
   return 'identity';
 }
 
-interface IndexHtml {
+interface Encoded {
   identity: Buffer;
   br?: Buffer;
   gzip?: Buffer;
 }
 
-/** index.html and the compressed copies the build made, read once at start. */
+/** index.html as sent to visitors without a session cookie, and with one (marked). */
+interface IndexHtml {
+  signedOut: Encoded;
+  signedIn: Encoded;
+}
+
+/**
+ * index.html, read once at start with the compressed copies the build made; the marked
+ * copy for visitors with a session cookie (src/domain/session-hint.ts) is compressed here,
+ * once, the same way.
+ */
 function readIndexHtml(webDir: string): IndexHtml | undefined {
   const file = path.join(webDir, 'index.html');
   if (!fs.existsSync(file)) return undefined;
   const optional = (name: string) => (fs.existsSync(name) ? fs.readFileSync(name) : undefined);
-  return { identity: fs.readFileSync(file), br: optional(`${file}.br`), gzip: optional(`${file}.gz`) };
+  const html = fs.readFileSync(file);
+  const marked = Buffer.from(withSessionHint(html.toString('utf8')));
+  return {
+    signedOut: { identity: html, br: optional(`${file}.br`), gzip: optional(`${file}.gz`) },
+    signedIn: {
+      identity: marked,
+      br: zlib.brotliCompressSync(marked, {
+        params: { [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY },
+      }),
+      gzip: zlib.gzipSync(marked, { level: zlib.constants.Z_BEST_COMPRESSION }),
+    },
+  };
 }
 
 /**
@@ -88,17 +110,14 @@ export async function registerWebAssets(
 }
 
 /**
- * Everything no route answers. A GET for a page (any path outside the API and /assets/) gets index.html from
- * memory, never cached, with status 200 on a SPEC route and 404 elsewhere (the SPA shows
- * its own not-found view); these are as cheap as a static file and stay outside the rate
- * limit. Unknown API paths and other methods get JSON 404s and count against the limit,
- * so probing the API spends the same allowance as using it.
+ * Everything no route answers. A GET for a page (any path outside the API and /assets/)
+ * gets index.html from memory, never cached, with status 200 on a SPEC route and 404
+ * elsewhere (the SPA shows its own not-found view), marked for a visitor who sent a session
+ * cookie (src/domain/session-hint.ts). Pages are as cheap as a static file and stay outside
+ * the rate limit. Unknown API paths and other methods get JSON 404s and count against the
+ * limit, so probing the API spends the same allowance as using it.
  */
-export function registerPageFallback(
-  server: FastifyInstance,
-  index: IndexHtml | undefined,
-  options: { secureCookies: boolean },
-): void {
+export function registerPageFallback(server: FastifyInstance, index: IndexHtml | undefined): void {
   const limit = server.rateLimit();
   const isSpaRoute = (url: string) => spaRoutePatterns.some((pattern) => pattern.test(url));
   const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? '/';
@@ -115,14 +134,14 @@ export function registerPageFallback(
     },
     async (request, reply) => {
       if (index && isPage(request)) {
-        syncSessionHint(request, reply, options.secureCookies);
+        const page = request.cookies[SESSION_COOKIE] ? index.signedIn : index.signedOut;
         const encoding = preferredEncoding(request.headers['accept-encoding']);
-        const body = (encoding !== 'identity' && index[encoding]) || index.identity;
-        if (body !== index.identity) reply.header('content-encoding', encoding);
+        const body = (encoding !== 'identity' && page[encoding]) || page.identity;
+        if (body !== page.identity) reply.header('content-encoding', encoding);
         return reply
           .status(isSpaRoute(pathOf(request)) ? 200 : 404)
           .header('cache-control', 'no-cache')
-          .header('vary', 'accept-encoding')
+          .header('vary', 'accept-encoding, cookie')
           .type('text/html; charset=utf-8')
           .send(body);
       }
@@ -130,15 +149,4 @@ export function registerPageFallback(
       return reply.status(404).send(body);
     },
   );
-}
-
-/** Sets or clears the script-readable hint (src/domain/session-hint.ts) to match the session cookie. */
-function syncSessionHint(request: FastifyRequest, reply: FastifyReply, secure: boolean): void {
-  const hasSession = Boolean(request.cookies[SESSION_COOKIE]);
-  const hasHint = request.cookies[SESSION_HINT_COOKIE] !== undefined;
-  if (hasSession && !hasHint) {
-    reply.setCookie(SESSION_HINT_COOKIE, '1', { path: '/', sameSite: 'lax', secure, httpOnly: false });
-  } else if (!hasSession && hasHint) {
-    reply.clearCookie(SESSION_HINT_COOKIE, { path: '/' });
-  }
 }

@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { SESSION_HINT_COOKIE } from '../domain/session-hint';
+import { SESSION_HINT_META } from '../domain/session-hint';
 import { userSchema, type User } from '../domain/user';
 import { API_BASE, ApiError, authHeaders, request } from './client';
 
 /**
  * Whether the current-user call can succeed at all: false only when this page came from
- * our own server (same origin, production build), which marks pages served with a session
- * cookie (src/domain/session-hint.ts), without that mark, and no bearer token is stored.
+ * our own server (same origin, production build) without the mark it adds to pages served
+ * with a session cookie (src/domain/session-hint.ts), and no bearer token is stored.
  */
-export function mayBeSignedIn(cookies = globalThis.document?.cookie ?? ''): boolean {
+export function mayBeSignedIn(): boolean {
   if (import.meta.env.DEV || API_BASE !== '' || 'Authorization' in authHeaders()) return true;
-  return cookies.split(';').some((pair) => pair.trim().startsWith(`${SESSION_HINT_COOKIE}=`));
+  return globalThis.document?.querySelector(`meta[name="${SESSION_HINT_META}"]`) != null;
 }
 
 export function fetchCurrentUser(): Promise<User> {
