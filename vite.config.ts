@@ -1,19 +1,106 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 const apiPrefixes = ['/api', '/auth', '/llm', '/images', '/dev-idp', '/healthz', '/sandbox'];
 const apiTarget = `http://localhost:${process.env.API_PORT ?? '3001'}`;
 
+/** Libraries of the entry chunk (src/main.tsx's static imports). */
+const vendorPackages = [
+  'react',
+  'react-dom',
+  'scheduler',
+  '@tanstack',
+  'xstate',
+  '@xstate',
+  'i18next',
+  'zod',
+  'wretch',
+  'use-sync-external-store',
+];
+
+/** Where a production build keeps its source maps: beside dist/, never served. */
+export const SOURCE_MAP_DIR = 'dist-sourcemaps';
+
+const brotli = promisify(zlib.brotliCompress);
+const gzip = promisify(zlib.gzip);
+const TEXT_FILE = /\.(?:js|mjs|css|html|svg|json|txt|xml|webmanifest)$/;
+
+/**
+ * Production builds: every text file of dist/ gets a brotli (.br) and a gzip (.gz) copy,
+ * made once here at the highest levels, which the server sends to browsers that accept
+ * them (@fastify/static's preCompressed); a copy that saves nothing is not written. The
+ * source maps (hidden: no sourceMappingURL comment) move out of dist/ to SOURCE_MAP_DIR,
+ * so they are kept for reading error reports but never served.
+ */
+function buildOutputs(): Plugin {
+  let outDir = 'dist';
+  let root = process.cwd();
+  return {
+    name: 'imagegen:build-outputs',
+    apply: 'build',
+    configResolved(config) {
+      root = config.root;
+      outDir = path.resolve(config.root, config.build.outDir);
+    },
+    async closeBundle() {
+      const mapDir = path.resolve(root, SOURCE_MAP_DIR);
+      await fs.rm(mapDir, { recursive: true, force: true });
+      const files = (await fs.readdir(outDir, { recursive: true })).map((file) => path.join(outDir, file));
+      await Promise.all(
+        files.map(async (file) => {
+          if (file.endsWith('.map')) {
+            const target = path.join(mapDir, path.relative(outDir, file));
+            await fs.mkdir(path.dirname(target), { recursive: true });
+            await fs.rename(file, target);
+            return;
+          }
+          if (!TEXT_FILE.test(file)) return;
+          const content = await fs.readFile(file);
+          const [br, gz] = await Promise.all([
+            brotli(content, {
+              params: {
+                [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY,
+                [zlib.constants.BROTLI_PARAM_SIZE_HINT]: content.length,
+              },
+            }),
+            gzip(content, { level: zlib.constants.Z_BEST_COMPRESSION }),
+          ]);
+          if (br.length < content.length) await fs.writeFile(`${file}.br`, br);
+          if (gz.length < content.length) await fs.writeFile(`${file}.gz`, gz);
+        }),
+      );
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), tailwindcss()],
+  plugins: [react(), tailwindcss(), buildOutputs()],
   server: {
     port: 5173,
     proxy: Object.fromEntries(apiPrefixes.map((prefix) => [prefix, { target: apiTarget, changeOrigin: false }])),
   },
   build: {
     outDir: 'dist',
-    sourcemap: true,
+    sourcemap: 'hidden',
     chunkSizeWarningLimit: 1500,
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          groups: [
+            {
+              // The libraries every page runs, in one long-cached file. src/zod-setup.ts rides
+              // with zod so that it runs before any module builds a schema.
+              name: 'vendor',
+              test: new RegExp(`node_modules[\\/](${vendorPackages.join('|')})[\\/]|src[\\/]zod-setup`),
+            },
+          ],
+        },
+      },
+    },
   },
 });

@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
+import compress from '@fastify/compress';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
-import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import sharp from 'sharp';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { ZodError } from 'zod';
 import { errorCatalogue, type ErrorBody, type ErrorCode } from '../src/domain/errors';
-import { spaRoutePatterns } from '../src/domain/routes';
 import { issueErrorCode } from '../src/domain/text';
 import { mountDevIdentityProvider, DEV_CLIENT_ID } from './auth/dev-idp';
 import { OidcClient } from './auth/oidc';
@@ -24,6 +21,7 @@ import { ChatService } from './chat/service';
 import type { Config } from './config';
 import type { Database } from './db/client';
 import { AppError, isAppError } from './errors';
+import { registerPageFallback, registerWebAssets } from './http/web';
 import { imageRoutes } from './images/routes';
 import { ImageService } from './images/service';
 import { createImageStorage, type ImageStorage } from './images/storage';
@@ -71,19 +69,6 @@ export interface App {
   };
   storage: ImageStorage;
 }
-
-/** API prefixes: never answered with the SPA. */
-const API_PREFIXES = [
-  '/api/',
-  '/auth/',
-  '/llm/',
-  '/images/',
-  '/dev-idp',
-  '/healthz',
-  '/readyz',
-  '/metrics',
-  '/sandbox/',
-];
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   // Every picture is read once (an upload, a render, a thumbnail): libvips' cache of
@@ -151,6 +136,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     crossOriginResourcePolicy: { policy: 'same-site' },
   });
   await server.register(cookie, { secret: deps.cookieSecret });
+  // The built SPA's files come first: registered before the compression and rate-limit
+  // plugins, they are sent as compressed at build time and never counted (server/http/web.ts).
+  const indexHtml = await registerWebAssets(server, config.webDir);
+  // JSON answers are compressed per request (brotli, else gzip) above 1 KiB. The chat's
+  // event stream is written to the raw response, which this never sees, and
+  // text/event-stream is not among the types it compresses anyway.
+  await server.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip'] });
   // With REDIS_URL every instance counts in Redis, so a client has one allowance
   // whichever instance answers; a Redis outage skips counting (logged) and still serves.
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, server.log) : undefined;
@@ -349,7 +341,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
   });
 
-  registerSpa(server, config);
+  registerPageFallback(server, indexHtml);
 
   return { server, services: { ledger, auth, images, chat, portraits, payments }, storage };
 }
@@ -414,41 +406,4 @@ function classify(error: FastifyError & { appCode?: ErrorCode }): { code: ErrorC
     };
   }
   return { code: 'INTERNAL', status: 500, message: errorCatalogue.INTERNAL.message };
-}
-
-/**
- * The built SPA: hashed assets cached for a year, index.html never cached, and a history
- * fallback so a reload on any SPEC route works. Unknown non-API pages get the SPA with a
- * 404 status (it renders its own not-found view); unknown API paths get JSON.
- */
-function registerSpa(server: FastifyInstance, config: Config): void {
-  const webDir = config.webDir;
-  const indexPath = webDir ? path.join(webDir, 'index.html') : undefined;
-  const hasSpa = indexPath !== undefined && fs.existsSync(indexPath);
-  if (hasSpa && webDir) {
-    void server.register(fastifyStatic, {
-      root: webDir,
-      wildcard: false,
-      index: false,
-      setHeaders: (reply, filePath) => {
-        const immutable = filePath.includes(`${path.sep}assets${path.sep}`);
-        reply.header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
-      },
-    });
-  }
-  const isSpaRoute = (url: string) => spaRoutePatterns.some((pattern) => pattern.test(url));
-  // Unknown paths and the SPA's pages count against the rate limit like any route.
-  server.setNotFoundHandler({ preHandler: server.rateLimit() }, async (request, reply) => {
-    const pathname = request.url.split('?')[0] ?? '/';
-    const wantsHtml = request.method === 'GET' && !API_PREFIXES.some((p) => pathname.startsWith(p));
-    if (hasSpa && wantsHtml) {
-      reply.header('cache-control', 'no-cache');
-      return reply
-        .status(isSpaRoute(pathname) ? 200 : 404)
-        .type('text/html')
-        .send(fs.createReadStream(indexPath));
-    }
-    const body: ErrorBody = { success: false, code: 'NOT_FOUND', message: errorCatalogue.NOT_FOUND.message };
-    return reply.status(404).send(body);
-  });
 }

@@ -1,8 +1,22 @@
 import { z } from 'zod';
+import { SESSION_HINT_META } from '../domain/session-hint';
 import { userSchema, type User } from '../domain/user';
-import { API_BASE, request } from './client';
+import { API_BASE, ApiError, authHeaders, request } from './client';
+
+/**
+ * Whether the current-user call can succeed at all: false only when this page came from
+ * our own server (same origin, production build) without the mark it adds to pages served
+ * with a session cookie (src/domain/session-hint.ts), and no bearer token is stored.
+ */
+export function mayBeSignedIn(): boolean {
+  if (import.meta.env.DEV || API_BASE !== '' || 'Authorization' in authHeaders()) return true;
+  return globalThis.document?.querySelector(`meta[name="${SESSION_HINT_META}"]`) != null;
+}
 
 export function fetchCurrentUser(): Promise<User> {
+  // Skipping the call a signed-out visitor would get a 401 from saves the first screen a
+  // round trip and the browser console an error.
+  if (!mayBeSignedIn()) return Promise.reject(new ApiError('Not signed in', 401, 'UNAUTHORIZED'));
   return request((w) => w.get('/auth/me').json(), userSchema);
 }
 

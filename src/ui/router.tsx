@@ -7,17 +7,53 @@ import {
   redirect,
 } from '@tanstack/react-router';
 import { useSelector } from '@xstate/react';
+import { lazy, Suspense, useState } from 'react';
 import { waitFor } from 'xstate';
 import { z } from 'zod';
 import type { AppActors, SessionRef } from './app-context';
 import { useAppActors } from './app-context';
 import { ErrorFallback, NotFound } from './common/ErrorFallback';
 import { FullScreenSpinner } from './common/Spinner';
-import { Toaster } from './common/Toaster';
-import { LoginScreen } from './login/LoginScreen';
-import { PaymentStatusScreen } from './payment-status/PaymentStatusScreen';
-import { AppShell } from './shell/AppShell';
 import { gallerySearchOf } from '../domain/gallery';
+
+/*
+ * Code splitting: the entry chunk holds React, the router and the session; every screen
+ * (the login screen too), the shell (header, menus, dialogs) and the notifications load
+ * with the first page that shows them. The screens of the page being opened are requested
+ * as soon as the router exists (createAppRouter), in parallel with the session check, and
+ * appRoute's guard asks for those of later navigations.
+ */
+const LoginScreen = lazyRouteComponent(() => import('./login/LoginScreen'), 'LoginScreen');
+const AppShell = lazyRouteComponent(() => import('./shell/AppShell'), 'AppShell');
+const DashboardScreen = lazyRouteComponent(() => import('./dashboard/DashboardScreen'), 'DashboardScreen');
+const PortraitScreen = lazyRouteComponent(() => import('./portrait/PortraitScreen'), 'PortraitScreen');
+const GalleryScreen = lazyRouteComponent(() => import('./gallery/GalleryScreen'), 'GalleryScreen');
+const ChatScreen = lazyRouteComponent(() => import('./chat/ChatScreen'), 'ChatScreen');
+const BillingScreen = lazyRouteComponent(() => import('./billing/BillingScreen'), 'BillingScreen');
+const PaymentStatusScreen = lazyRouteComponent(
+  () => import('./payment-status/PaymentStatusScreen'),
+  'PaymentStatusScreen',
+);
+const Toaster = lazy(() => import('./common/Toaster').then((module) => ({ default: module.Toaster })));
+
+/** Starts loading the code of the matched screens (and the shell); errors surface when they render. */
+function preloadScreens(routeIds: readonly string[]): void {
+  const screens = new Map<string, { preload?: () => Promise<void> | undefined }>([
+    [loginRoute.id, LoginScreen],
+    [appRoute.id, AppShell],
+    [dashboardRoute.id, DashboardScreen],
+    [portraitRoute.id, PortraitScreen],
+    [galleryRoute.id, GalleryScreen],
+    [chatRoute.id, ChatScreen],
+    [billingRoute.id, BillingScreen],
+    [paymentStatusRoute.id, PaymentStatusScreen],
+  ]);
+  for (const id of routeIds)
+    void screens
+      .get(id)
+      ?.preload?.()
+      ?.catch(() => undefined);
+}
 
 interface RouterContext {
   actors: AppActors;
@@ -29,12 +65,21 @@ async function settledSession(session: SessionRef) {
 }
 
 function Root() {
-  const { session } = useAppActors();
+  const { session, toasts } = useAppActors();
   const loading = useSelector(session, (s) => s.matches('loading'));
+  // The notifications' code loads with the first toast and then stays mounted, so a
+  // closing toast can finish its animation.
+  const hasToasts = useSelector(toasts, (s) => s.context.toasts.length > 0);
+  const [toasterMounted, setToasterMounted] = useState(false);
+  if (hasToasts && !toasterMounted) setToasterMounted(true);
   return (
     <>
       {loading ? <FullScreenSpinner /> : <Outlet />}
-      <Toaster />
+      {toasterMounted && (
+        <Suspense fallback={null}>
+          <Toaster />
+        </Suspense>
+      )}
     </>
   );
 }
@@ -77,7 +122,8 @@ const loginRoute = createRoute({
 const appRoute = createRoute({
   getParentRoute: () => rootRoute,
   id: 'app',
-  beforeLoad: async ({ context, location }) => {
+  beforeLoad: async ({ context, location, matches }) => {
+    preloadScreens(matches.map((match) => match.routeId));
     const snapshot = await settledSession(context.actors.session);
     if (!snapshot.matches('authenticated')) {
       throw redirect({ to: '/login', search: { redirect: location.href }, replace: true });
@@ -103,20 +149,20 @@ const dashboardRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/dashboard',
   validateSearch: (search) => dashboardSearch.parse(search),
-  component: lazyRouteComponent(() => import('./dashboard/DashboardScreen'), 'DashboardScreen'),
+  component: DashboardScreen,
 });
 
 const portraitRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/portrait-creator',
-  component: lazyRouteComponent(() => import('./portrait/PortraitScreen'), 'PortraitScreen'),
+  component: PortraitScreen,
 });
 
 export const galleryRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/gallery',
   validateSearch: (search) => gallerySearchOf(search),
-  component: lazyRouteComponent(() => import('./gallery/GalleryScreen'), 'GalleryScreen'),
+  component: GalleryScreen,
 });
 
 /**
@@ -126,7 +172,7 @@ export const galleryRoute = createRoute({
 const chatRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/chat',
-  component: lazyRouteComponent(() => import('./chat/ChatScreen'), 'ChatScreen'),
+  component: ChatScreen,
 });
 
 const chatIndexRoute = createRoute({
@@ -142,7 +188,7 @@ const chatConversationRoute = createRoute({
 const billingRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/billing',
-  component: lazyRouteComponent(() => import('./billing/BillingScreen'), 'BillingScreen'),
+  component: BillingScreen,
 });
 
 /**
@@ -196,13 +242,16 @@ const routeTree = rootRoute.addChildren([
 ]);
 
 export function createAppRouter(actors: AppActors) {
-  return createRouter({
+  const router = createRouter({
     routeTree,
     context: { actors },
     defaultPreload: 'intent',
     defaultPendingMs: 150,
     defaultErrorComponent: ({ error }) => <ErrorFallback error={error} />,
   });
+  const [opening] = router.getMatchedRoutes(router.latestLocation.pathname);
+  preloadScreens(opening.map((route) => route.id as string));
+  return router;
 }
 
 export { chatConversationRoute, dashboardRoute, paymentStatusRoute };

@@ -93,7 +93,7 @@ export function ChatInput({
           </button>
         )}
       </div>
-      <p className="mt-1 text-xs text-slate-400">
+      <p className="mt-1 text-xs text-slate-500">
         {t('chat:input.enterToSend')} · {t('chat:input.shiftEnter')}
       </p>
     </div>

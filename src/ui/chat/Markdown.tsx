@@ -1,19 +1,18 @@
+import { lazy, Suspense } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
-// The light build (sideEffects: false lets the bundler drop the rest of the package).
-import { PrismLight as SyntaxHighlighter } from 'react-syntax-highlighter';
-import bash from 'react-syntax-highlighter/dist/esm/languages/prism/bash';
-import css from 'react-syntax-highlighter/dist/esm/languages/prism/css';
-import javascript from 'react-syntax-highlighter/dist/esm/languages/prism/javascript';
-import json from 'react-syntax-highlighter/dist/esm/languages/prism/json';
-import python from 'react-syntax-highlighter/dist/esm/languages/prism/python';
-import sql from 'react-syntax-highlighter/dist/esm/languages/prism/sql';
-import tsx from 'react-syntax-highlighter/dist/esm/languages/prism/tsx';
-import typescript from 'react-syntax-highlighter/dist/esm/languages/prism/typescript';
-import oneLight from 'react-syntax-highlighter/dist/esm/styles/prism/one-light';
 
-// The light build with a handful of languages keeps the chat chunk small.
-const languages: Record<string, unknown> = { bash, css, javascript, json, python, sql, tsx, typescript };
-for (const [name, grammar] of Object.entries(languages)) SyntaxHighlighter.registerLanguage(name, grammar);
+// The highlighter and its grammars load with the first code block, not with the chat.
+const CodeBlock = lazy(() => import('./CodeBlock').then((module) => ({ default: module.CodeBlock })));
+
+/** What a code block shows until the highlighter has loaded: the same text, unhighlighted. */
+function PlainCode({ text }: { text: string }) {
+  return (
+    <pre className="overflow-auto bg-[#fafafa] p-[1em] font-mono leading-normal text-[#383a42]">
+      <code>{text}</code>
+    </pre>
+  );
+}
+
 const aliases: Record<string, string> = { js: 'javascript', ts: 'typescript', py: 'python', sh: 'bash', shell: 'bash' };
 
 const components: Components = {
@@ -47,9 +46,9 @@ const components: Components = {
         data-language={language ?? 'text'}
         className="my-2 overflow-hidden rounded-lg text-sm"
       >
-        <SyntaxHighlighter language={language} style={oneLight} customStyle={{ margin: 0 }}>
-          {text}
-        </SyntaxHighlighter>
+        <Suspense fallback={<PlainCode text={text} />}>
+          <CodeBlock language={language} text={text} />
+        </Suspense>
       </div>
     );
   },

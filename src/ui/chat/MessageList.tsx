@@ -45,7 +45,7 @@ export function MessageBubble({
           </div>
         )}
         {showMeta && (
-          <p className={`mt-1 text-xs ${isUser ? 'text-indigo-100' : 'text-slate-400'}`} data-testid="message-meta">
+          <p className={`mt-1 text-xs ${isUser ? 'text-indigo-100' : 'text-slate-600'}`} data-testid="message-meta">
             {message.model ? `${modelName ?? message.model} · ` : ''}
             {timeOf(message.createdAt)}
           </p>

@@ -75,7 +75,7 @@ export function SettingsDialog({
             ))}
           </select>
           {selected?.description && <p className="mt-1 text-sm text-slate-600">{selected.description}</p>}
-          <Dialog.Description className="mt-1 text-xs text-slate-400">
+          <Dialog.Description className="mt-1 text-xs text-slate-500">
             {t('chat:settings.priceNote')}
           </Dialog.Description>
           <label className="mt-4 block text-sm font-medium" htmlFor="chat-context-limit">
@@ -96,7 +96,7 @@ export function SettingsDialog({
             }}
             className="mt-1 w-full rounded-lg border border-slate-300 px-3 py-2"
           />
-          <p className="mt-1 text-xs text-slate-400">{t('chat:settings.contextHint')}</p>
+          <p className="mt-1 text-xs text-slate-500">{t('chat:settings.contextHint')}</p>
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>

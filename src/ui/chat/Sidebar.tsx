@@ -85,7 +85,7 @@ export function Sidebar({
       </div>
       <ul className="flex-1 space-y-1 overflow-y-auto px-2 pb-3" data-testid="conversation-list">
         {conversations.length === 0 && (
-          <li className="px-2 py-4 text-center text-sm text-slate-400">{t('chat:sidebar.empty')}</li>
+          <li className="px-2 py-4 text-center text-sm text-slate-500">{t('chat:sidebar.empty')}</li>
         )}
         {conversations.map((c) => (
           <li
@@ -104,7 +104,7 @@ export function Sidebar({
                 >
                   {c.title}
                 </p>
-                <p className="text-xs text-slate-400">{dateLabel(c.updatedAt)}</p>
+                <p className="text-xs text-slate-600">{dateLabel(c.updatedAt)}</p>
               </Link>,
             )}
             <DeleteButton title={c.title} onConfirm={() => onDelete(c.id)} />

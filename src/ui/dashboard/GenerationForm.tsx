@@ -76,7 +76,7 @@ export function GenerationForm({ actor }: { actor: GenerationRef }) {
                 data-testid={`model-${m.id}`}
               />
               <span className="font-semibold">{t(`generation:models.${m.id}.name`)}</span>
-              <span className="text-xs text-amber-700">{t('generation:cost', { count: m.cost })}</span>
+              <span className="text-xs text-amber-800">{t('generation:cost', { count: m.cost })}</span>
             </label>
           ))}
         </div>

@@ -90,7 +90,7 @@ export function LoginScreen({ redirect, error }: { redirect?: string; error?: st
             <GoogleMark />
             {redirecting ? t('login.redirecting') : t('login.signIn')}
           </button>
-          <div className="my-4 flex items-center gap-3 text-xs uppercase text-slate-400">
+          <div className="my-4 flex items-center gap-3 text-xs uppercase text-slate-500">
             <span className="h-px flex-1 bg-slate-200" />
             {t('login.or')}
             <span className="h-px flex-1 bg-slate-200" />

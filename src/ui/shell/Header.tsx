@@ -88,7 +88,11 @@ export function Header({ user }: { user: User }) {
   return (
     <header className="sticky top-0 z-40 border-b border-slate-200 bg-white/90 backdrop-blur">
       <div className="mx-auto flex h-16 max-w-7xl items-center gap-3 px-4">
-        <Link to="/dashboard" className="flex items-center gap-2 font-semibold text-slate-900">
+        <Link
+          to="/dashboard"
+          aria-label={t('appName')}
+          className="flex items-center gap-2 font-semibold text-slate-900"
+        >
           <Sparkles className="h-5 w-5 text-indigo-600" />
           <span className="hidden sm:inline">{t('appName')}</span>
         </Link>

@@ -68,7 +68,7 @@ describe.each(testDatabases())('rate limit on $name', (kind) => {
     await app.close();
   });
 
-  it('unknown paths count against the rate limit like everything else', async () => {
+  it('unknown paths (no build here: every one is an API-style 404) count against the rate limit', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i += 1) {
       const response = await fetch(`${app.url}/no-such-page-${i}`);

@@ -1,0 +1,152 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorCatalogue, type ErrorBody } from '../../src/domain/errors';
+import { spaRoutePatterns } from '../../src/domain/routes';
+import { withSessionHint } from '../../src/domain/session-hint';
+import { SESSION_COOKIE } from '../auth/session';
+
+/** API prefixes: never answered with the SPA. */
+export const API_PREFIXES = [
+  '/api/',
+  '/auth/',
+  '/llm/',
+  '/images/',
+  '/dev-idp',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  '/sandbox/',
+];
+
+/** Paths never answered with the SPA's page: the API, and built files that do not exist. */
+const NOT_PAGES = [...API_PREFIXES, '/assets/'];
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+type Encoding = 'br' | 'gzip' | 'identity';
+
+/** The best of br, gzip and identity that an Accept-Encoding header allows (q > 0). */
+export function preferredEncoding(header: string | undefined): Encoding {
+  const accepted = new Map<string, number>();
+  for (const part of (header ?? '').split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const weight = q ? Number(q.slice(2)) : 1;
+    accepted.set(name, Number.isFinite(weight) ? weight : 0);
+  }
+  const weightOf = (name: string) => accepted.get(name) ?? accepted.get('*') ?? 0;
+  if (weightOf('br') > 0) return 'br';
+  if (weightOf('gzip') > 0) return 'gzip';
+  return 'identity';
+}
+
+interface Encoded {
+  identity: Buffer;
+  br?: Buffer;
+  gzip?: Buffer;
+}
+
+/** index.html as sent to visitors without a session cookie, and with one (marked). */
+interface IndexHtml {
+  signedOut: Encoded;
+  signedIn: Encoded;
+}
+
+/**
+ * index.html, read once at start with the compressed copies the build made; the marked
+ * copy for visitors with a session cookie (src/domain/session-hint.ts) is compressed here,
+ * once, the same way.
+ */
+function readIndexHtml(webDir: string): IndexHtml | undefined {
+  const file = path.join(webDir, 'index.html');
+  if (!fs.existsSync(file)) return undefined;
+  const optional = (name: string) => (fs.existsSync(name) ? fs.readFileSync(name) : undefined);
+  const html = fs.readFileSync(file);
+  const marked = Buffer.from(withSessionHint(html.toString('utf8')));
+  return {
+    signedOut: { identity: html, br: optional(`${file}.br`), gzip: optional(`${file}.gz`) },
+    signedIn: {
+      identity: marked,
+      br: zlib.brotliCompressSync(marked, {
+        params: { [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY },
+      }),
+      gzip: zlib.gzipSync(marked, { level: zlib.constants.Z_BEST_COMPRESSION }),
+    },
+  };
+}
+
+/**
+ * The built SPA's files (dist/): hashed assets cached for a year, the rest revalidated;
+ * each sent as the brotli or gzip copy made at build time when the browser accepts it.
+ * Source maps are never served. Registered before the rate limit and the compression
+ * plugin, so neither sees these routes: files cost a read from disk and nothing else.
+ * Returns index.html for the page fallback, or undefined when there is no build.
+ */
+export async function registerWebAssets(
+  server: FastifyInstance,
+  webDir: string | undefined,
+): Promise<IndexHtml | undefined> {
+  const index = webDir ? readIndexHtml(webDir) : undefined;
+  if (!webDir || !index) return undefined;
+  await server.register(fastifyStatic, {
+    root: webDir,
+    wildcard: false,
+    index: false,
+    preCompressed: true,
+    // The compressed copies are chosen by preCompressed, never asked for by name; the page
+    // is served by the fallback below, which also keeps the session hint in step.
+    globIgnore: ['**/*.br', '**/*.gz', '**/*.map', 'index.html'],
+    allowedPath: (pathName) => !pathName.endsWith('.map'),
+    setHeaders: (reply, filePath) => {
+      const immutable = filePath.includes(`${path.sep}assets${path.sep}`);
+      reply.header('cache-control', immutable ? IMMUTABLE : 'no-cache');
+    },
+  });
+  return index;
+}
+
+/**
+ * Everything no route answers. A GET for a page (any path outside the API and /assets/)
+ * gets index.html from memory, never cached, with status 200 on a SPEC route and 404
+ * elsewhere (the SPA shows its own not-found view), marked for a visitor who sent a session
+ * cookie (src/domain/session-hint.ts). Pages are as cheap as a static file and stay outside
+ * the rate limit. Unknown API paths and other methods get JSON 404s and count against the
+ * limit, so probing the API spends the same allowance as using it.
+ */
+export function registerPageFallback(server: FastifyInstance, index: IndexHtml | undefined): void {
+  const limit = server.rateLimit();
+  const isSpaRoute = (url: string) => spaRoutePatterns.some((pattern) => pattern.test(url));
+  const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? '/';
+  const isPage = (request: FastifyRequest) =>
+    index !== undefined &&
+    (request.method === 'GET' || request.method === 'HEAD') &&
+    !NOT_PAGES.some((prefix) => pathOf(request).startsWith(prefix));
+
+  server.setNotFoundHandler(
+    {
+      preHandler: async (request: FastifyRequest, reply: FastifyReply) => {
+        if (!isPage(request)) await limit.call(server, request, reply);
+      },
+    },
+    async (request, reply) => {
+      if (index && isPage(request)) {
+        const page = request.cookies[SESSION_COOKIE] ? index.signedIn : index.signedOut;
+        const encoding = preferredEncoding(request.headers['accept-encoding']);
+        const body = (encoding !== 'identity' && page[encoding]) || page.identity;
+        if (body !== page.identity) reply.header('content-encoding', encoding);
+        return reply
+          .status(isSpaRoute(pathOf(request)) ? 200 : 404)
+          .header('cache-control', 'no-cache')
+          .header('vary', 'accept-encoding, cookie')
+          .type('text/html; charset=utf-8')
+          .send(body);
+      }
+      const body: ErrorBody = { success: false, code: 'NOT_FOUND', message: errorCatalogue.NOT_FOUND.message };
+      return reply.status(404).send(body);
+    },
+  );
+}

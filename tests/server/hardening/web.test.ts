@@ -1,0 +1,216 @@
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { preferredEncoding } from '../../../server/http/web';
+import { startTestApp, testDatabases, type TestApp } from '../helpers';
+import { newConversation, post, signInPerson, type Person } from '../chat/helpers';
+
+const INDEX =
+  '<!doctype html><html lang="ru"><head><title>ImageGen Studio</title></head><body><div id="root"></div></body></html>';
+const SCRIPT = `export const text = ${JSON.stringify('a fairly compressible script. '.repeat(200))};\n`;
+const ASSET = '/assets/app-Abc123.js';
+
+/** A build as vite.config.ts writes it: files, their .br and .gz copies, no maps in dist/. */
+async function fakeBuild(): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'imagegen-web-'));
+  await fs.mkdir(path.join(dir, 'assets'));
+  const write = async (name: string, content: string) => {
+    await fs.writeFile(path.join(dir, name), content);
+    await fs.writeFile(path.join(dir, `${name}.br`), zlib.brotliCompressSync(content));
+    await fs.writeFile(path.join(dir, `${name}.gz`), zlib.gzipSync(content));
+  };
+  await write('index.html', INDEX);
+  await write(ASSET.slice(1), SCRIPT);
+  await write('favicon.svg', `<svg xmlns="http://www.w3.org/2000/svg">${'<g/>'.repeat(300)}</svg>`);
+  // A map left in dist/ by mistake is still never served.
+  await fs.writeFile(path.join(dir, `${ASSET.slice(1)}.map`), '{"version":3}');
+  return dir;
+}
+
+interface Raw {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** One request whose body is kept as sent (fetch would decode it). */
+function raw(url: string, headers: Record<string, string> = {}, method = 'GET', body?: string): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+      );
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+function decode(response: Raw): string {
+  const encoding = response.headers['content-encoding'];
+  if (encoding === 'br') return zlib.brotliDecompressSync(response.body).toString('utf8');
+  if (encoding === 'gzip') return zlib.gunzipSync(response.body).toString('utf8');
+  return response.body.toString('utf8');
+}
+
+describe('Accept-Encoding negotiation', () => {
+  it('prefers brotli, then gzip, and honours q=0', () => {
+    expect(preferredEncoding('gzip, deflate, br, zstd')).toBe('br');
+    expect(preferredEncoding('gzip, deflate')).toBe('gzip');
+    expect(preferredEncoding('br;q=0, gzip;q=0.5')).toBe('gzip');
+    expect(preferredEncoding('*')).toBe('br');
+    expect(preferredEncoding('identity')).toBe('identity');
+    expect(preferredEncoding(undefined)).toBe('identity');
+  });
+});
+
+describe.each(testDatabases())('the built app and compression on $name', (kind) => {
+  let app: TestApp;
+  let webDir: string;
+  let anna: Person;
+
+  beforeAll(async () => {
+    webDir = await fakeBuild();
+    app = await startTestApp(kind, { CHAT_OFFLINE_TOKEN_DELAY_MS: '0' }, { webDir });
+    anna = await signInPerson(app, 'anna-web@example.com');
+  });
+  afterAll(async () => {
+    await app.close();
+    await fs.rm(webDir, { recursive: true, force: true });
+  });
+
+  it('sends hashed assets as the brotli or gzip copy made at build time, cached for a year', async () => {
+    const br = await raw(`${app.url}${ASSET}`, { 'accept-encoding': 'gzip, deflate, br' });
+    expect(br.status).toBe(200);
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.body.equals(await fs.readFile(path.join(webDir, `${ASSET.slice(1)}.br`)))).toBe(true);
+    expect(decode(br)).toBe(SCRIPT);
+    expect(br.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(br.headers.vary).toMatch(/accept-encoding/i);
+    expect(br.headers['content-type']).toMatch(/javascript/);
+
+    const gzip = await raw(`${app.url}${ASSET}`, { 'accept-encoding': 'gzip' });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(decode(gzip)).toBe(SCRIPT);
+
+    const plain = await raw(`${app.url}${ASSET}`);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.toString('utf8')).toBe(SCRIPT);
+
+    const icon = await raw(`${app.url}/favicon.svg`, { 'accept-encoding': 'br' });
+    expect(icon.headers['content-encoding']).toBe('br');
+    expect(icon.headers['cache-control']).toBe('no-cache');
+  });
+
+  it('never serves source maps, and never the compressed copies by their own names', async () => {
+    for (const file of [`${ASSET}.map`, `${ASSET}.br`, `${ASSET}.gz`, '/index.html.br']) {
+      const response = await raw(`${app.url}${file}`, { 'accept-encoding': 'br' });
+      expect(response.status, file).toBe(404);
+      expect(decode(response), file).not.toContain('"version":3');
+    }
+    const missing = await raw(`${app.url}/assets/gone-123.js`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers['content-type']).toMatch(/application\/json/);
+  });
+
+  it('answers every page with index.html, compressed, always revalidated; unknown pages with 404', async () => {
+    for (const page of ['/', '/login', '/dashboard', '/chat/12', '/gallery?page=2']) {
+      const response = await raw(`${app.url}${page}`, { 'accept-encoding': 'br, gzip' });
+      expect(response.status, page).toBe(200);
+      expect(response.headers['content-type'], page).toBe('text/html; charset=utf-8');
+      expect(response.headers['cache-control'], page).toBe('no-cache');
+      expect(response.headers['content-encoding'], page).toBe('br');
+      expect(decode(response), page).toBe(INDEX);
+    }
+    const gzip = await raw(`${app.url}/login`, { 'accept-encoding': 'gzip' });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(decode(gzip)).toBe(INDEX);
+    const unknown = await raw(`${app.url}/no-such-page`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.toString('utf8')).toBe(INDEX);
+    expect(unknown.headers['cache-control']).toBe('no-cache');
+  });
+
+  it('marks the page for a visitor who sent a session cookie, compressed too, and never caches either', async () => {
+    const mark = '<meta name="imagegen-session" content="present" /></head>';
+    for (const encoding of ['br', 'gzip', 'identity']) {
+      const signedIn = await raw(`${app.url}/dashboard`, { cookie: anna.jar.header(), 'accept-encoding': encoding });
+      expect(decode(signedIn), encoding).toBe(INDEX.replace('</head>', mark));
+      expect(signedIn.headers.vary, encoding).toMatch(/cookie/i);
+      const signedOut = await raw(`${app.url}/login`, { 'accept-encoding': encoding });
+      expect(decode(signedOut), encoding).toBe(INDEX);
+    }
+    // Only the session cookie counts, not any cookie.
+    expect(decode(await raw(`${app.url}/login`, { cookie: 'other=1' }))).toBe(INDEX);
+  });
+
+  it('compresses JSON answers per request', async () => {
+    for (let i = 0; i < 12; i += 1) await newConversation(app, anna, `A conversation about compression, number ${i}`);
+    const br = await raw(`${app.url}/llm/conversations`, { cookie: anna.jar.header(), 'accept-encoding': 'br' });
+    expect(br.status).toBe(200);
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers['content-type']).toMatch(/application\/json/);
+    const list = JSON.parse(decode(br)) as { data: unknown[] };
+    expect(list.data.length).toBeGreaterThanOrEqual(12);
+    expect(br.body.length).toBeLessThan(Buffer.byteLength(decode(br)));
+
+    const gzip = await raw(`${app.url}/llm/conversations`, { cookie: anna.jar.header(), 'accept-encoding': 'gzip' });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(JSON.parse(decode(gzip))).toEqual(list);
+    const plain = await raw(`${app.url}/llm/conversations`, { cookie: anna.jar.header() });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('never compresses the chat event stream', async () => {
+    const id = await newConversation(app, anna);
+    const response = await post(
+      app,
+      anna,
+      `/llm/conversations/${id}/stream`,
+      { message: 'Hello', model: 'offline-assistant', maxTokens: 200, contextTokensLimit: 500 },
+      { headers: { 'content-type': 'application/json', origin: app.url, 'accept-encoding': 'br, gzip' } },
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(response.headers.get('content-encoding')).toBeNull();
+    const text = await response.text();
+    expect(text).toContain('data: [DONE]');
+  });
+});
+
+describe.each(testDatabases())('the rate limit and the built app on $name', (kind) => {
+  let app: TestApp;
+  let webDir: string;
+
+  beforeAll(async () => {
+    webDir = await fakeBuild();
+    app = await startTestApp(kind, { RATE_LIMIT_PER_MINUTE: '3' }, { webDir });
+  });
+  afterAll(async () => {
+    await app.close();
+    await fs.rm(webDir, { recursive: true, force: true });
+  });
+
+  it('never counts files and pages, and counts unknown API paths like every API route', async () => {
+    for (let i = 0; i < 10; i += 1) {
+      const asset = await raw(`${app.url}${ASSET}`, { 'accept-encoding': 'br' });
+      expect(asset.status).toBe(200);
+      expect(asset.headers['x-ratelimit-limit']).toBeUndefined();
+      expect((await raw(`${app.url}/favicon.svg`)).status).toBe(200);
+      expect((await raw(`${app.url}/login`)).status).toBe(200);
+      expect((await raw(`${app.url}/no-such-page-${i}`)).status).toBe(404);
+    }
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i += 1) statuses.push((await raw(`${app.url}/api/no-such-route-${i}`)).status);
+    expect(statuses).toEqual([404, 404, 404, 429, 429]);
+    // Pages and files are still served once the API allowance is spent.
+    expect((await raw(`${app.url}/dashboard`)).status).toBe(200);
+    expect((await raw(`${app.url}${ASSET}`)).status).toBe(200);
+  });
+});
