@@ -18,6 +18,7 @@ import { LoginScreen } from './login/LoginScreen';
 import { PaymentStatusScreen } from './payment-status/PaymentStatusScreen';
 import { AppShell } from './shell/AppShell';
 import { gallerySearchOf } from '../domain/gallery';
+import { parseSearchText, stringifySearchText } from '../domain/routes';
 
 interface RouterContext {
   actors: AppActors;
@@ -145,15 +146,8 @@ const billingRoute = createRoute({
   component: lazyRouteComponent(() => import('./billing/BillingScreen'), 'BillingScreen'),
 });
 
-/**
- * paymentId and status stay text whatever they look like: the router's default parser
- * turns `?paymentId=123` into a number, so numbers (and booleans) are turned back.
- */
-const searchText = z
-  .union([z.string(), z.number(), z.boolean()])
-  .transform((value) => String(value))
-  .optional()
-  .catch(undefined);
+/** Search values arrive as text (parseSearchText); anything else is left out. */
+const searchText = z.string().optional().catch(undefined);
 
 const paymentStatusSearch = z.object({
   paymentId: searchText,
@@ -202,6 +196,11 @@ export function createAppRouter(actors: AppActors) {
     defaultPreload: 'intent',
     defaultPendingMs: 150,
     defaultErrorComponent: ({ error }) => <ErrorFallback error={error} />,
+    // SPEC's query values (paymentId, status, prompt, the remembered page) are text: the
+    // router's default would read `?prompt=12345` as a number and write text that looks
+    // like one back in quotes.
+    parseSearch: parseSearchText,
+    stringifySearch: stringifySearchText,
   });
 }
 
