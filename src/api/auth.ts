@@ -13,6 +13,9 @@ export function mayBeSignedIn(): boolean {
   return globalThis.document?.querySelector(`meta[name="${SESSION_HINT_META}"]`) != null;
 }
 
+/** Where a sign-in leads when no page was remembered. */
+export const DEFAULT_RETURN_TO = '/dashboard';
+
 export function fetchCurrentUser(): Promise<User> {
   // Skipping the call a signed-out visitor would get a 401 from saves the first screen a
   // round trip and the browser console an error.
@@ -24,12 +27,15 @@ export async function logout(): Promise<void> {
   await request((w) => w.post(undefined, '/auth/logout').json(), z.unknown());
 }
 
-/** The browser goes to the server, which starts the Google (or local) sign-in. */
-export function signInUrl(returnTo: string): string {
-  const origin = globalThis.location.origin;
+/**
+ * The browser goes to the server, which starts the Google (or local) sign-in. A failed or
+ * cancelled sign-in comes back to /login still remembering the page, for the next try.
+ */
+export function signInUrl(returnTo: string, origin: string = globalThis.location.origin): string {
+  const failure = returnTo === DEFAULT_RETURN_TO ? '/login' : `/login?${new URLSearchParams({ redirect: returnTo })}`;
   const params = new URLSearchParams({
     successRedirect: `${origin}${returnTo}`,
-    failureRedirect: `${origin}/login`,
+    failureRedirect: `${origin}${failure}`,
   });
   return `${API_BASE}/auth/google?${params.toString()}`;
 }

@@ -11,3 +11,33 @@ export const spaRoutePatterns: readonly RegExp[] = [
   /^\/payment-status\/?$/,
   /^\/dev\/statecharts\/?$/,
 ];
+
+/**
+ * A query string as the address holds it: every value stays text (`?prompt=12345` is the
+ * prompt "12345", `?paymentId=007` keeps its zeros). The first of repeated keys wins.
+ * Route schemas turn the values they want as numbers into numbers themselves.
+ */
+export function parseSearchText(searchStr: string): Record<string, string> {
+  const search: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams(searchStr.startsWith('?') ? searchStr.slice(1) : searchStr)) {
+    if (!Object.hasOwn(search, key)) search[key] = value;
+  }
+  return search;
+}
+
+/**
+ * The inverse of {@link parseSearchText}: text as it is (no quotes around text that
+ * looks like a number), numbers and booleans as written, undefined and null left out.
+ */
+export function stringifySearchText(search: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(search)) {
+    if (value === undefined || value === null) continue;
+    if (typeof value === 'string') params.set(key, value);
+    else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+      params.set(key, String(value));
+    } else params.set(key, JSON.stringify(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}

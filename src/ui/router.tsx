@@ -15,6 +15,7 @@ import { useAppActors } from './app-context';
 import { ErrorFallback, NotFound } from './common/ErrorFallback';
 import { FullScreenSpinner } from './common/Spinner';
 import { gallerySearchOf } from '../domain/gallery';
+import { parseSearchText, stringifySearchText } from '../domain/routes';
 
 /*
  * Code splitting: the entry chunk holds React, the router and the session; every screen
@@ -191,15 +192,8 @@ const billingRoute = createRoute({
   component: BillingScreen,
 });
 
-/**
- * paymentId and status stay text whatever they look like: the router's default parser
- * turns `?paymentId=123` into a number, so numbers (and booleans) are turned back.
- */
-const searchText = z
-  .union([z.string(), z.number(), z.boolean()])
-  .transform((value) => String(value))
-  .optional()
-  .catch(undefined);
+/** Search values arrive as text (parseSearchText); anything else is left out. */
+const searchText = z.string().optional().catch(undefined);
 
 const paymentStatusSearch = z.object({
   paymentId: searchText,
@@ -248,6 +242,11 @@ export function createAppRouter(actors: AppActors) {
     defaultPreload: 'intent',
     defaultPendingMs: 150,
     defaultErrorComponent: ({ error }) => <ErrorFallback error={error} />,
+    // SPEC's query values (paymentId, status, prompt, the remembered page) are text: the
+    // router's default would read `?prompt=12345` as a number and write text that looks
+    // like one back in quotes.
+    parseSearch: parseSearchText,
+    stringifySearch: stringifySearchText,
   });
   const [opening] = router.getMatchedRoutes(router.latestLocation.pathname);
   preloadScreens(opening.map((route) => route.id as string));

@@ -1,5 +1,5 @@
 import { lazy, Suspense } from 'react';
-import ReactMarkdown, { type Components } from 'react-markdown';
+import ReactMarkdown, { type Components, type ExtraProps } from 'react-markdown';
 
 // The highlighter and its grammars load with the first code block, not with the chat.
 const CodeBlock = lazy(() => import('./CodeBlock').then((module) => ({ default: module.CodeBlock })));
@@ -14,6 +14,17 @@ function PlainCode({ text }: { text: string }) {
 }
 
 const aliases: Record<string, string> = { js: 'javascript', ts: 'typescript', py: 'python', sh: 'bash', shell: 'bash' };
+
+type Element = NonNullable<ExtraProps['node']>;
+type ElementContent = Element['children'][number];
+
+/** The text of a syntax-tree node: what a code block holds, however much has arrived. */
+function textOf(node: ElementContent | undefined): string {
+  if (!node) return '';
+  if (node.type === 'text') return node.value;
+  if (node.type === 'element') return node.children.map(textOf).join('');
+  return '';
+}
 
 const components: Components = {
   h1: ({ children }) => <h1 className="mt-3 mb-2 text-xl font-bold">{children}</h1>,
@@ -32,14 +43,17 @@ const components: Components = {
       {children}
     </a>
   ),
-  pre: ({ children }) => <>{children}</>,
-  code: ({ className, children }) => {
-    const match = /language-([\w-]+)/.exec(className ?? '');
-    const text = String(children as string).replace(/\n$/, '');
-    if (!match && !text.includes('\n')) {
-      return <code className="rounded bg-slate-100 px-1 py-0.5 font-mono text-[0.9em] text-pink-700">{children}</code>;
-    }
+  // A fenced block is a <pre><code> pair; it is drawn from the syntax tree, so a block
+  // that is still open while the reply streams (even an empty one) shows what has
+  // arrived so far, highlighted as it grows.
+  pre: ({ node }) => {
+    const code = node?.children.find((child): child is Element => child.type === 'element');
+    const classes = code?.properties.className;
+    const match = /^language-([\w-]+)$/.exec(
+      (Array.isArray(classes) ? classes : []).map(String).find((c) => c.startsWith('language-')) ?? '',
+    );
     const language = match ? (aliases[match[1] ?? ''] ?? match[1]) : undefined;
+    const text = textOf(code).replace(/\n$/, '');
     return (
       <div
         data-testid="code-block"
@@ -52,6 +66,10 @@ const components: Components = {
       </div>
     );
   },
+  // Only inline code reaches here: blocks are drawn whole by `pre`.
+  code: ({ children }) => (
+    <code className="rounded bg-slate-100 px-1 py-0.5 font-mono text-[0.9em] text-pink-700">{children}</code>
+  ),
 };
 
 /** Assistant replies: markdown without raw HTML (react-markdown never renders it). */
