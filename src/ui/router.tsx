@@ -60,6 +60,14 @@ interface RouterContext {
   actors: AppActors;
 }
 
+/**
+ * Before sending a visitor to /login, its code is loaded, so the address and the screen
+ * change together (a failure to load shows on /login itself).
+ */
+async function loginScreenLoaded(): Promise<void> {
+  await LoginScreen.preload?.()?.catch(() => undefined);
+}
+
 /** The guard waits for the session to leave `loading` (SPEC: a spinner meanwhile). */
 async function settledSession(session: SessionRef) {
   return waitFor(session, (snapshot) => !snapshot.matches('loading'));
@@ -96,6 +104,7 @@ const indexRoute = createRoute({
   path: '/',
   beforeLoad: async ({ context }) => {
     const snapshot = await settledSession(context.actors.session);
+    if (!snapshot.matches('authenticated')) await loginScreenLoaded();
     throw redirect({ to: snapshot.matches('authenticated') ? '/dashboard' : '/login', replace: true });
   },
 });
@@ -127,6 +136,7 @@ const appRoute = createRoute({
     preloadScreens(matches.map((match) => match.routeId));
     const snapshot = await settledSession(context.actors.session);
     if (!snapshot.matches('authenticated')) {
+      await loginScreenLoaded();
       throw redirect({ to: '/login', search: { redirect: location.href }, replace: true });
     }
   },
