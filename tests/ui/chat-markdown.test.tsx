@@ -1,11 +1,17 @@
-import { render, screen, within } from '@testing-library/react';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { cleanup, render, screen, within } from '@testing-library/react';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { initI18n } from '../../src/i18n';
 import { MessageBubble } from '../../src/ui/chat/MessageList';
 
 beforeAll(async () => {
   await initI18n('ru');
+  // The highlighter is its own lazily loaded chunk: until it has loaded a block shows its
+  // code unhighlighted. Load it once, so every render below draws it at once.
+  render(<MessageBubble message={reply('```ts\nconst x = 1;\n```')} streaming />);
+  await screen.findAllByText((_, element) => element?.getAttribute('style')?.includes('color') ?? false);
+  cleanup();
 });
+afterEach(cleanup);
 
 const reply = (content: string) => ({
   id: -2,
