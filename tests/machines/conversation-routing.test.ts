@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { AnyMachineSnapshot } from 'xstate';
 import type { Conversation, ModelList } from '../../src/domain/conversation';
+import type { Problem } from '../../src/domain/errors';
 import { conversationRoutingMachine, type ConversationRoutingContext } from '../../src/machines/conversation-routing';
 import { describeModel, doneOf, errorOf } from './harness';
 
@@ -30,13 +31,14 @@ const list = [conversation(5), conversation(7)].map(({ messages: _m, ...c }) => 
 
 const navigations: Array<{ to: string; replace: boolean }> = [];
 const redirects: number[] = [];
-const errors: string[] = [];
+const errors: Problem[] = [];
 
 const project = (c: ConversationRoutingContext) => ({
   routeParam: c.routeParam ?? null,
   targetId: c.targetId,
   deletingId: c.deletingId,
   currentId: c.current?.id ?? null,
+  failures: { models: c.failures.models?.code ?? null, conversations: c.failures.conversations?.code ?? null },
 });
 
 describeModel('conversation-routing', {
@@ -49,6 +51,11 @@ describeModel('conversation-routing', {
       { type: 'ROUTE.CHANGED', param: 'abc' },
       { type: 'DELETE', id: 5 },
       { type: 'CONVERSATION.CLEARED' },
+      { type: 'CONVERSATIONS.RETRY' },
+      { type: 'MODELS.RETRY' },
+      // Raised by the machine as the page gets ready after a failed first load.
+      { type: 'CONVERSATIONS.FAILED' },
+      { type: 'MODELS.FAILED' },
       { type: 'CONVERSATION.CREATED', conversation: conversation(9) },
       {
         type: 'MESSAGES.APPENDED',
@@ -87,7 +94,7 @@ describeModel('conversation-routing', {
           redirects.push(1);
         },
         notifyError: (_, params) => {
-          errors.push(params.message);
+          errors.push(params.problem);
         },
       },
     }),
@@ -111,6 +118,25 @@ describeModel('conversation-routing', {
     }
     if (event.type.startsWith('xstate.error.actor') && !snapshot.matches({ ready: { conversation: 'notFound' } })) {
       expect(errors.length).toBeGreaterThan(0);
+    }
+    // A list that failed stays failed, with its SPEC text and Retry, until it loads.
+    if (context.failures.conversations) {
+      expect(context.failures.conversations).toEqual({
+        code: 'loadConversations',
+        message: 'Failed to load conversations',
+      });
+      // A failed list is never shown as an empty one ("no conversations yet").
+      if (snapshot.matches('ready')) expect(snapshot.matches({ ready: { conversationList: 'loaded' } })).toBe(false);
+    }
+    if (context.failures.models) {
+      expect(context.failures.models).toEqual({ code: 'loadModels', message: 'Failed to load available models' });
+      if (snapshot.matches('ready')) expect(snapshot.matches({ ready: { modelList: 'loaded' } })).toBe(false);
+    }
+    // A deletion under way is not cancelled by opening another conversation.
+    if (event.type === 'ROUTE.CHANGED' || event.type === 'CONVERSATION.CREATED') {
+      if (context.deletingId !== null && snapshot.matches('ready')) {
+        expect(snapshot.matches({ ready: { deletion: 'deleting' } })).toBe(true);
+      }
     }
   },
 });
