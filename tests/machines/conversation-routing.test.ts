@@ -43,36 +43,62 @@ const project = (c: ConversationRoutingContext) => ({
 
 describeModel('conversation-routing', {
   machine: conversationRoutingMachine,
+  // The page's events while the lists rest (loaded), the lists' events while the page
+  // rests (nothing open, nothing deleting): every transition is still taken, and the
+  // traversal does not multiply the two regions' states.
   events: (snapshot: AnyMachineSnapshot) => {
     const context = snapshot.context as ConversationRoutingContext;
+    const starting = snapshot.matches('initialising');
+    const listsRest =
+      starting ||
+      (snapshot.matches({ ready: { conversationList: 'loaded' } }) &&
+        snapshot.matches({ ready: { modelList: 'loaded' } }));
+    const pageRests =
+      starting ||
+      (snapshot.matches({ ready: { conversation: 'none' } }) && snapshot.matches({ ready: { deletion: 'idle' } }));
     return [
-      { type: 'ROUTE.CHANGED', param: undefined },
-      { type: 'ROUTE.CHANGED', param: '5' },
-      { type: 'ROUTE.CHANGED', param: 'abc' },
-      { type: 'DELETE', id: 5 },
-      { type: 'CONVERSATION.CLEARED' },
-      { type: 'CONVERSATIONS.RETRY' },
-      { type: 'MODELS.RETRY' },
-      // Raised by the machine as the page gets ready after a failed first load.
-      { type: 'CONVERSATIONS.FAILED' },
-      { type: 'MODELS.FAILED' },
-      { type: 'CONVERSATION.CREATED', conversation: conversation(9) },
-      {
-        type: 'MESSAGES.APPENDED',
-        conversationId: 5,
-        messages: [
-          { id: 1, role: 'user', content: 'hi', model: null, tokensUsed: null, createdAt: '2026-11-21T10:00:00.000Z' },
-        ],
-      },
-      ...doneOf(snapshot, 'loadModels', models),
-      ...errorOf(snapshot, 'loadModels', new Error('offline')),
-      ...doneOf(snapshot, 'loadConversations', list),
-      ...errorOf(snapshot, 'loadConversations', new Error('offline')),
-      ...doneOf(snapshot, 'loadConversation', conversation(context.targetId ?? 0)),
-      ...errorOf(snapshot, 'loadConversation', { status: 404 }),
-      ...errorOf(snapshot, 'loadConversation', { status: 500 }),
-      ...doneOf(snapshot, 'deleteConversation', undefined),
-      ...errorOf(snapshot, 'deleteConversation', { status: 500 }),
+      ...(listsRest
+        ? [
+            { type: 'ROUTE.CHANGED', param: undefined },
+            { type: 'ROUTE.CHANGED', param: '5' },
+            { type: 'ROUTE.CHANGED', param: 'abc' },
+            { type: 'DELETE', id: 5 },
+            { type: 'CONVERSATION.CLEARED' },
+            { type: 'CONVERSATION.CREATED', conversation: conversation(9) },
+            {
+              type: 'MESSAGES.APPENDED',
+              conversationId: 5,
+              messages: [
+                {
+                  id: 1,
+                  role: 'user',
+                  content: 'hi',
+                  model: null,
+                  tokensUsed: null,
+                  createdAt: '2026-11-21T10:00:00.000Z',
+                },
+              ],
+            },
+            ...doneOf(snapshot, 'loadConversation', conversation(context.targetId ?? 0)),
+            ...errorOf(snapshot, 'loadConversation', { status: 404 }),
+            ...errorOf(snapshot, 'loadConversation', { status: 500 }),
+            ...doneOf(snapshot, 'deleteConversation', undefined),
+            ...errorOf(snapshot, 'deleteConversation', { status: 500 }),
+          ]
+        : []),
+      ...(pageRests
+        ? [
+            { type: 'CONVERSATIONS.RETRY' },
+            { type: 'MODELS.RETRY' },
+            // Raised by the machine as the page gets ready after a failed first load.
+            { type: 'CONVERSATIONS.FAILED' },
+            { type: 'MODELS.FAILED' },
+            ...doneOf(snapshot, 'loadModels', models),
+            ...errorOf(snapshot, 'loadModels', new Error('offline')),
+            ...doneOf(snapshot, 'loadConversations', list),
+            ...errorOf(snapshot, 'loadConversations', new Error('offline')),
+          ]
+        : []),
     ];
   },
   // What tells the flows apart; equal keys must mean equal projected contexts.

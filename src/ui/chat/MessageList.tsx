@@ -89,24 +89,28 @@ export function FailedMessage({ failed, onRetry }: { failed: FailedSend; onRetry
       )}
       <div
         role="alert"
-        className="flex max-w-[85%] flex-wrap items-center justify-end gap-2 text-sm text-red-700 md:max-w-[75%]"
+        className="flex max-w-[85%] flex-col items-end gap-1 text-right text-sm text-red-700 md:max-w-[75%]"
       >
-        <AlertCircle className="h-4 w-4 shrink-0" aria-hidden />
-        {!failed.kept && <span className="font-semibold">{t('chat:failed.notSent')}:</span>}
-        <span data-testid="failed-reason">{errorText(failed.problem, 'chat')}</span>
-        {failed.problem.code === 'INSUFFICIENT_TOKENS' && (
-          <Link to="/billing" className="font-semibold text-indigo-700 underline" data-testid="failed-billing">
-            {t('lowBalance.addTokens')}
-          </Link>
-        )}
-        <button
-          type="button"
-          onClick={onRetry}
-          data-testid="chat-retry"
-          className="flex items-center gap-1 rounded-lg border border-red-200 bg-white px-2 py-1 font-medium text-red-700 hover:bg-red-50"
-        >
-          <RotateCw className="h-4 w-4" aria-hidden /> {t('chat:failed.retry')}
-        </button>
+        <p>
+          <AlertCircle className="mr-1 inline h-4 w-4 align-[-0.2em]" aria-hidden />
+          {!failed.kept && <span className="font-semibold">{t('chat:failed.notSent')}: </span>}
+          <span data-testid="failed-reason">{errorText(failed.problem, 'chat')}</span>
+        </p>
+        <div className="flex items-center gap-2">
+          {failed.problem.code === 'INSUFFICIENT_TOKENS' && (
+            <Link to="/billing" className="font-semibold text-indigo-700 underline" data-testid="failed-billing">
+              {t('lowBalance.addTokens')}
+            </Link>
+          )}
+          <button
+            type="button"
+            onClick={onRetry}
+            data-testid="chat-retry"
+            className="flex items-center gap-1 rounded-lg border border-red-200 bg-white px-2 py-1 font-medium text-red-700 hover:bg-red-50"
+          >
+            <RotateCw className="h-4 w-4" aria-hidden /> {t('chat:failed.retry')}
+          </button>
+        </div>
       </div>
     </div>
   );
