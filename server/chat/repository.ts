@@ -69,6 +69,7 @@ export type ReservationOutcome =
       kind: 'reserved';
       requestId: number;
       conversationId: number;
+      userMessageId: number;
       balanceAfter: number;
       /** Oldest first; empty unless `historyLimit` was given. */
       history: TurnHistory;
@@ -213,6 +214,7 @@ export async function reserveTurn(db: Executor, r: Reservation): Promise<Reserva
     kind: 'reserved',
     requestId: row.request_id,
     conversationId: row.conversation_id,
+    userMessageId: row.message_id,
     balanceAfter: row.balance_after,
     history: parseHistory(row.history),
   };
@@ -228,6 +230,8 @@ export interface Settlement {
   release: number;
   /** The assistant's reply, stored when there is text. */
   reply?: { content: string; model: string; tokensUsed: number };
+  /** The user's message of a reply that failed before any text: removed with the settlement. */
+  dropUserMessageId?: number;
   /** Only when its heartbeat stopped this long ago (the reconciler): a live stream is left alone. */
   onlyIfStaleMs?: number;
 }
@@ -277,6 +281,13 @@ export async function settleTurn(db: Executor, s: Settlement): Promise<Settlemen
       select ${s.conversationId}, 'assistant', ${s.reply.content}, ${s.reply.model}, ${s.reply.tokensUsed}
       from settled
       returning id, created_at
+    )`);
+  }
+  if (s.dropUserMessageId !== undefined) {
+    ctes.push(sql`dropped as (
+      delete from ${messages}
+      where id = ${s.dropUserMessageId} and role = 'user' and exists (select 1 from settled)
+      returning id
     )`);
   }
   if (s.conversationId !== null) {

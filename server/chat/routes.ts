@@ -71,7 +71,7 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
     '/llm/conversations',
     { ...guard, schema: { body: createConversationSchema } },
     async (request, reply) => {
-      const conversation = await chat.createConversation(currentUser(request).id, request.body.title);
+      const conversation = await chat.createConversation(currentUser(request).id, request.body);
       return reply.status(201).send({ success: true, data: conversation });
     },
   );

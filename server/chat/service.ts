@@ -1,9 +1,16 @@
-import { chatCost, worstCaseCost, type ChatStreamRequest } from '../../src/domain/chat';
+import {
+  CHAT_MAX_TOKENS_DEFAULT,
+  chatCost,
+  CONTEXT_TOKENS_LIMIT_DEFAULT,
+  worstCaseCost,
+  type ChatStreamRequest,
+} from '../../src/domain/chat';
 import { insufficientTokensMessage } from '../../src/domain/errors';
 import {
   NEW_CONVERSATION_TITLE,
   titleFromMessage,
   type Conversation,
+  type CreateConversationRequest,
   type ConversationSummary,
   type Message,
   type ModelList,
@@ -36,6 +43,8 @@ export interface ChatTurn {
   maxTokens: number;
   reserved: number;
   contextInfo: ChatContextInfo;
+  /** The user's message as stored with the reservation. */
+  userMessageId: number;
 }
 
 export interface ChatTurnResult {
@@ -117,8 +126,20 @@ export class ChatService {
     return (await repo.listConversations(this.db, userId)).map(toConversationDto);
   }
 
-  async createConversation(userId: number, title: string | undefined): Promise<Conversation> {
-    const row = await repo.insertConversation(this.db, userId, title?.trim() || NEW_CONVERSATION_TITLE);
+  /**
+   * A new conversation. Made for a first message, it is refused (402, nothing created)
+   * when the balance cannot pay for even the smallest reply to that message: no empty
+   * conversation is left behind by a user who cannot chat.
+   */
+  async createConversation(userId: number, request: CreateConversationRequest = {}): Promise<Conversation> {
+    if (request.message !== undefined && request.model !== undefined) {
+      const model = this.modelOf(request.model);
+      const newMessage: ChatMessageIn = { role: 'user', content: request.message };
+      const { messages } = trimHistory([], newMessage, request.contextTokensLimit ?? CONTEXT_TOKENS_LIMIT_DEFAULT);
+      const { balance } = await repo.readTurnContext(this.db, userId, undefined, 0);
+      affordableReply(countMessageTokens(messages), request.maxTokens ?? CHAT_MAX_TOKENS_DEFAULT, model, balance ?? 0);
+    }
+    const row = await repo.insertConversation(this.db, userId, request.title?.trim() || NEW_CONVERSATION_TITLE);
     return { ...toConversationDto(row), messages: [] };
   }
 
@@ -171,7 +192,7 @@ export class ChatService {
       message: body.message,
     };
     const turnOf = (
-      reserved: { requestId: number; conversationId: number },
+      reserved: { requestId: number; conversationId: number; userMessageId: number },
       history: ChatMessageIn[],
       maxTokens: number,
       cost: number,
@@ -179,6 +200,7 @@ export class ChatService {
       const { messages, contextInfo } = trimHistory(history, newMessage, body.contextTokensLimit);
       return {
         requestId: reserved.requestId,
+        userMessageId: reserved.userMessageId,
         userId,
         conversationId: reserved.conversationId,
         model,
@@ -307,6 +329,9 @@ export class ChatService {
       },
       release: turn.reserved - charged,
       reply: content !== '' ? { content, model: turn.model.id, tokensUsed } : undefined,
+      // A reply that failed before any text leaves nothing behind, the user's message
+      // included: the browser offers it again (Retry) and it is not stored twice.
+      dropUserMessageId: failure !== undefined && content === '' ? turn.userMessageId : undefined,
     });
     if (settled.kind === 'settled') countTokensRefunded('chat_release', turn.reserved - charged);
     const message = settled.kind === 'settled' ? settled.message : undefined;

@@ -117,6 +117,7 @@ export class ImageService {
       success: true,
       data: this.toRecord(image),
       tokens: { charged: cost },
+      balanceAfter: await this.jobs.balance(userId),
       message: GENERATION_SUCCESS_MESSAGE,
     };
   }

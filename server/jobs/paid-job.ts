@@ -68,6 +68,11 @@ export class PaidJobs {
     private readonly log: (error: unknown) => void = () => {},
   ) {}
 
+  /** The user's balance now: a paid reply states it, so every screen shows the server's figure. */
+  async balance(userId: number): Promise<number> {
+    return this.ledger.balance(userId);
+  }
+
   async run<T extends PaidJobOutput>(job: PaidJob<T>): Promise<repo.ImageRow> {
     const opened = await repo.openRequest(this.db, { ...job.request, userId: job.userId, cost: job.cost });
     const count = job.kind === 'portrait' ? countPortrait : countGeneration;

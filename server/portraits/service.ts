@@ -33,6 +33,8 @@ export interface PortraitReply {
   success: true;
   data: { id: number; url: string; prompt: string };
   tokens: { charged: number };
+  /** The user's balance once the portrait is paid for. */
+  balanceAfter: number;
   message: string;
 }
 
@@ -129,6 +131,7 @@ export class PortraitService {
       success: true,
       data: { id: image.id, url: `${this.options.appUrl}/images/${image.fileName}`, prompt: image.prompt },
       tokens: { charged: PORTRAIT_COST },
+      balanceAfter: await this.jobs.balance(userId),
       message: portraitMessages.success,
     };
   }

@@ -1,5 +1,5 @@
 import { fromCallback, fromPromise } from 'xstate';
-import { chatErrorMessages } from '../domain/chat';
+import { chatProblem, streamFailureCode } from '../domain/chat';
 import {
   conversationListSchema,
   conversationSchema,
@@ -8,9 +8,14 @@ import {
   type ConversationSummary,
   type ModelList,
 } from '../domain/conversation';
-import { messageForStatus } from '../domain/errors';
+import { codeForStatus, messageForStatus, UNCODED, type Problem } from '../domain/errors';
 import { createSseLineParser, toChatStreamEvent } from '../domain/sse';
-import { chatSendMachine, type ChatSendEvent, type ChatStreamInput } from '../machines/chat-send';
+import {
+  chatSendMachine,
+  type ChatSendEvent,
+  type ChatStreamInput,
+  type CreateConversationInput,
+} from '../machines/chat-send';
 import { chatSettingsMachine } from '../machines/chat-settings';
 import { conversationRoutingMachine } from '../machines/conversation-routing';
 import { API_BASE, authHeaders, request } from './client';
@@ -23,8 +28,12 @@ export const fetchConversations = (): Promise<ConversationSummary[]> =>
   request((w) => w.get('/llm/conversations').json(), conversationListSchema);
 export const fetchConversation = (id: number): Promise<Conversation> =>
   request((w) => w.get(`/llm/conversations/${id}`).json(), conversationSchema);
-export const createConversation = (title: string): Promise<Conversation> =>
-  request((w) => w.post({ title }, '/llm/conversations').json(), conversationSchema);
+/**
+ * Creates a conversation for a first message. The message, model and limits let the server
+ * refuse (402) one that the balance cannot pay any reply for, before anything is stored.
+ */
+export const createConversation = (input: CreateConversationInput): Promise<Conversation> =>
+  request((w) => w.post(input, '/llm/conversations').json(), conversationSchema);
 export const deleteConversation = async (id: number): Promise<void> => {
   await request((w) => w.delete(`/llm/conversations/${id}`).json(), z.unknown());
 };
@@ -37,14 +46,28 @@ export function storedModel(): string | null {
   }
 }
 
-async function messageOf(response: Response): Promise<string> {
+/**
+ * SPEC 8: a stream HTTP error is the server's code and values (a 402 says the balance and
+ * the cost), else its message, else the HTTP status text.
+ */
+async function problemOfResponse(response: Response): Promise<Problem> {
   try {
-    const body = (await response.json()) as { message?: unknown };
-    if (typeof body.message === 'string' && body.message) return body.message;
+    const body = (await response.json()) as { code?: unknown; message?: unknown; details?: unknown };
+    const message = typeof body.message === 'string' && body.message ? body.message : undefined;
+    if (typeof body.code === 'string' && body.code) {
+      const details = body.details;
+      return {
+        code: body.code,
+        message: message ?? messageForStatus(response.status),
+        ...(details !== null && typeof details === 'object' ? { details: details as Record<string, unknown> } : {}),
+      };
+    }
+    if (message) return { code: UNCODED, message };
   } catch {
     // no JSON body: fall back to the status text
   }
-  return response.statusText || messageForStatus(response.status);
+  if (response.statusText) return { code: UNCODED, message: response.statusText };
+  return { code: codeForStatus(response.status), message: messageForStatus(response.status) };
 }
 
 /**
@@ -58,10 +81,10 @@ export async function readChatStream(
   sendBack: (event: ChatSendEvent) => void,
 ): Promise<void> {
   let finished = false;
-  const fail = (message: string, balanceAfter?: number) => {
+  const fail = (problem: Problem, balanceAfter?: number) => {
     if (finished) return;
     finished = true;
-    sendBack({ type: 'STREAM.ERROR', message, ...(balanceAfter !== undefined ? { balanceAfter } : {}) });
+    sendBack({ type: 'STREAM.ERROR', problem, ...(balanceAfter !== undefined ? { balanceAfter } : {}) });
   };
   try {
     const response = await fetch(`${API_BASE}/llm/conversations/${input.conversationId}/stream`, {
@@ -76,9 +99,9 @@ export async function readChatStream(
       }),
       signal,
     });
-    if (!response.ok) return fail(await messageOf(response));
+    if (!response.ok) return fail(await problemOfResponse(response));
     const reader = response.body?.getReader();
-    if (!reader) return fail(chatErrorMessages.noResponseBody);
+    if (!reader) return fail(chatProblem('noResponseBody'));
     const parser = createSseLineParser();
     const handle = (events: ReturnType<typeof parser.push>): boolean => {
       for (const event of events) {
@@ -86,7 +109,16 @@ export async function readChatStream(
         const data = toChatStreamEvent(event.value);
         if (!data) continue;
         if (data.error !== undefined) {
-          fail(data.message || chatErrorMessages.streamErrorFallback, data.balanceAfter);
+          // The stream names the kind of failure; SPEC's fallback when it says nothing.
+          fail(
+            data.error
+              ? {
+                  code: streamFailureCode(data.error),
+                  message: data.message || chatProblem('streamErrorFallback').message,
+                }
+              : chatProblem('streamErrorFallback'),
+            data.balanceAfter,
+          );
           return true;
         }
         if (data.content) sendBack({ type: 'STREAM.CHUNK', content: data.content });
@@ -113,11 +145,11 @@ export async function readChatStream(
         break;
       }
     }
-    if (!finished) fail(chatErrorMessages.streamErrorFallback);
+    if (!finished) fail(chatProblem('streamErrorFallback'));
   } catch (error) {
     if (signal.aborted) return;
     console.warn('[chat] stream failed', error);
-    fail(chatErrorMessages.sendMessage);
+    fail(chatProblem('sendMessage'));
   }
 }
 
@@ -130,7 +162,7 @@ export const chatStreamActor = fromCallback<ChatSendEvent, ChatStreamInput>(({ i
 /** The chat machines wired to the real API; the screen adds navigation and toasts. */
 export const liveChatSendMachine = chatSendMachine.provide({
   actors: {
-    createConversation: fromPromise<Conversation, { title: string }>(({ input }) => createConversation(input.title)),
+    createConversation: fromPromise<Conversation, CreateConversationInput>(({ input }) => createConversation(input)),
     chatStream: chatStreamActor,
     settleDelay: fromPromise<void>(() => new Promise((resolve) => setTimeout(resolve, 600))),
   },

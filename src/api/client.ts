@@ -1,22 +1,36 @@
 import wretch, { type Wretch, type WretchError } from 'wretch';
 import type { z } from 'zod';
-import { genericMessages, messageForStatus } from '../domain/errors';
+import { codeForStatus, genericMessages, messageForStatus } from '../domain/errors';
 
 /** Same origin by default; VITE_API_URL points the app at another API host. */
 export const API_BASE: string = (import.meta.env.VITE_API_URL as string | undefined)?.replace(/\/+$/, '') ?? '';
 
 export const AUTH_TOKEN_KEY = 'authToken';
 
-/** An API failure with the text to show: the server's message, else SPEC's generic one. */
+/**
+ * An API failure: the catalogue code (from the body, else from the status), the values
+ * its wording needs (`details`), and the server's text (else SPEC's generic one).
+ */
 export class ApiError extends Error {
+  readonly code: string;
+  /** The server named no code: `code` is only what the status suggests. */
+  readonly codeGuessed: boolean;
+  readonly details?: Record<string, unknown>;
+
   constructor(
     message: string,
     readonly status: number,
-    readonly code?: string,
+    code?: string,
     readonly body?: unknown,
   ) {
     super(message);
     this.name = 'ApiError';
+    this.code = code ?? codeForStatus(status);
+    this.codeGuessed = code === undefined;
+    const details = (body as { details?: unknown } | null | undefined)?.details;
+    if (details !== null && typeof details === 'object' && !Array.isArray(details)) {
+      this.details = details as Record<string, unknown>;
+    }
   }
 }
 
@@ -66,10 +80,10 @@ export function toApiError(error: unknown): ApiError {
     const body: unknown = wretchError.json ?? safeParse(wretchError.text);
     const fields = (body !== null && typeof body === 'object' ? body : {}) as { message?: unknown; code?: unknown };
     const serverMessage = typeof fields.message === 'string' && fields.message ? fields.message : undefined;
-    const code = typeof fields.code === 'string' ? fields.code : undefined;
+    const code = typeof fields.code === 'string' && fields.code !== '' ? fields.code : undefined;
     return new ApiError(serverMessage ?? messageForStatus(wretchError.status), wretchError.status, code, body);
   }
-  return new ApiError(genericMessages.network, 0);
+  return new ApiError(genericMessages.network, 0, 'NETWORK_ERROR');
 }
 
 function safeParse(text: string | undefined): unknown {

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { downloadFileName } from '../domain/format';
 import { generationReplySchema, imagePageSchema, type GenerationReply, type ImagePage } from '../domain/image-record';
 import { genericMessages } from '../domain/errors';
-import { ApiError, api, request, toApiError } from './client';
+import { IMAGE_MODEL_LIST } from '../domain/images';
+import { ApiError, api, notifyUnauthorized, request, toApiError } from './client';
 
 /**
  * The reply keeps tokens.charged beside data, so it is read whole rather than unwrapped.
@@ -13,7 +14,17 @@ export async function generateImage(endpoint: string, body: unknown): Promise<Ge
   try {
     reply = await api().url(endpoint).post(body).json();
   } catch (error) {
-    throw toApiError(error);
+    const apiError = toApiError(error);
+    if (apiError.status === 401) notifyUnauthorized();
+    // SPEC section 8: a failure the server gave no message for is the model's own text.
+    const model = IMAGE_MODEL_LIST.find((m) => m.endpoint === endpoint);
+    const said = (apiError.body as { message?: unknown } | undefined)?.message;
+    if (apiError.codeGuessed && apiError.status >= 500 && !said && model) {
+      throw new ApiError(model.failureMessage, apiError.status, 'PROVIDER_ERROR', {
+        details: { model: model.id },
+      });
+    }
+    throw apiError;
   }
   const parsed = generationReplySchema.safeParse(reply);
   if (!parsed.success) throw new ApiError(genericMessages.somethingWrong, 200, 'MALFORMED_RESPONSE', reply);

@@ -11,6 +11,7 @@ const portraitReplySchema = z.object({
   success: z.literal(true),
   data: z.object({ id: z.number().int(), url: z.string(), prompt: z.string() }),
   tokens: z.object({ charged: z.number().int() }),
+  balanceAfter: z.number().int().nonnegative().optional(),
   message: z.string(),
 });
 

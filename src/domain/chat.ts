@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Problem } from './errors';
 import { storedText } from './text';
 
 /**
@@ -43,6 +44,40 @@ export const chatErrorMessages = {
   streamErrorFallback: 'Something went wrong :(',
   noResponseBody: 'No response body reader',
 } as const;
+
+export type ChatErrorKey = keyof typeof chatErrorMessages;
+
+/** A chat failure of SPEC section 8 as a problem: its key is its code. */
+export function chatProblem(key: ChatErrorKey): Problem {
+  return { code: key, message: chatErrorMessages[key] };
+}
+
+/** The least any reply costs (chatCost never charges 0): a smaller balance pays for nothing. */
+export const CHAT_MIN_REPLY_COST = 1;
+
+/** SPEC 6: spending is gated by the balance; below the cheapest reply nothing can be sent. */
+export function cannotPayAnyReply(balance: number): boolean {
+  return !(balance >= CHAT_MIN_REPLY_COST);
+}
+
+/**
+ * Kinds of failure the chat stream reports in its `error` field (the provider's, and our
+ * INTERNAL), as codes the browser words.
+ */
+export const CHAT_STREAM_FAILURE_KINDS = [
+  'auth',
+  'rate_limit',
+  'upstream',
+  'timeout',
+  'bad_request',
+  'network',
+  'stream',
+] as const;
+
+/** The code of a stream failure: CHAT_UPSTREAM for "upstream"; a catalogue code as it is. */
+export function streamFailureCode(kind: string): string {
+  return (CHAT_STREAM_FAILURE_KINDS as readonly string[]).includes(kind) ? `CHAT_${kind.toUpperCase()}` : kind;
+}
 
 /**
  * Normalises what the settings input produced. Input elements hand over strings, and an

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { chatModelSchema } from './chat';
+import { chatErrorMessages, chatModelSchema, chatStreamRequestSchema } from './chat';
 import { storedText } from './text';
 import { chatBillingSchema, chatContextInfoSchema } from './sse';
 
@@ -40,7 +40,9 @@ export const CONVERSATION_TITLE_MAX_LENGTH = 200;
 
 /**
  * Body of POST /llm/conversations: a blank or missing title gets the placeholder, and so
- * does a request with no body at all.
+ * does a request with no body at all. A conversation made for a first message names it
+ * with its model and limits (as the stream will), so the server can refuse, before
+ * creating anything, a message that the balance cannot pay any reply for.
  */
 export const createConversationSchema = z
   .object({
@@ -51,9 +53,26 @@ export const createConversationSchema = z
       notText: 'Title must be text',
       tooLong: `Title must be at most ${CONVERSATION_TITLE_MAX_LENGTH} characters`,
     }).optional(),
+    message: chatStreamRequestSchema.shape.message.optional(),
+    model: chatStreamRequestSchema.shape.model.optional(),
+    contextTokensLimit: chatStreamRequestSchema.shape.contextTokensLimit,
+    maxTokens: chatStreamRequestSchema.shape.maxTokens,
   })
   .nullish()
-  .transform((body) => body ?? {});
+  .transform((body): CreateConversationRequest => body ?? {})
+  .refine((body) => body.message === undefined || body.model !== undefined, {
+    message: chatErrorMessages.noModelSelected,
+    path: ['model'],
+  });
+
+/** What POST /llm/conversations works with once validated. */
+export interface CreateConversationRequest {
+  title?: string;
+  message?: string;
+  model?: string;
+  contextTokensLimit?: number;
+  maxTokens?: number;
+}
 
 /** GET /llm/models: models keyed by id and the default id (SPEC section 7). */
 export const modelListSchema = z.object({

@@ -67,6 +67,88 @@ export interface ErrorBody {
   requestId?: string;
 }
 
+/** Codes the browser gives failures that never reached the server's catalogue. */
+export const clientErrorCatalogue = {
+  /** No answer at all (offline, refused connection, CORS). */
+  NETWORK_ERROR: genericMessages.network,
+  /** An answer we could not read. */
+  MALFORMED_RESPONSE: genericMessages.somethingWrong,
+} as const;
+
+export type ClientErrorCode = keyof typeof clientErrorCatalogue;
+
+/**
+ * A failure as the browser keeps it until a view words it: its code, the values the
+ * wording needs (cost, balance, size, and after a refused charge the current balance),
+ * and the server's own text, shown only when no wording for the code exists.
+ */
+export interface Problem {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** A problem with no code of ours: its message is the only wording there is. */
+export const UNCODED = 'UNCODED';
+
+/** The catalogue code for a status, for answers that carry none (a proxy's 502, say). */
+export function codeForStatus(status: number): ErrorCode | ClientErrorCode {
+  if (status === 0) return 'NETWORK_ERROR';
+  if (status === 401) return 'UNAUTHORIZED';
+  if (status === 402) return 'INSUFFICIENT_TOKENS';
+  if (status === 403) return 'FORBIDDEN';
+  if (status === 404) return 'NOT_FOUND';
+  if (status === 413) return 'PAYLOAD_TOO_LARGE';
+  if (status === 429) return 'RATE_LIMITED';
+  if (status === 503) return 'SERVICE_UNAVAILABLE';
+  if (status >= 400 && status < 500) return 'VALIDATION_ERROR';
+  return 'INTERNAL';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Whatever an actor threw, as a problem: an API error's code, details and text, else
+ * `fallback` (SPEC's text for the operation that failed). A failure of the server that
+ * named no code and said nothing (a proxy's 502, a crash) is the operation's failure too:
+ * "Generation failed" says more than "Internal server error".
+ */
+export function problemOf(error: unknown, fallback: Problem): Problem {
+  if (!isRecord(error) && !(error instanceof Error)) return fallback;
+  const value = error as {
+    code?: unknown;
+    codeGuessed?: unknown;
+    status?: unknown;
+    message?: unknown;
+    details?: unknown;
+    body?: unknown;
+  };
+  const code = typeof value.code === 'string' && value.code !== '' ? value.code : undefined;
+  if (code === undefined) return fallback;
+  if (value.codeGuessed === true) {
+    const said = isRecord(value.body) ? value.body.message : undefined;
+    // Another server's own words: no code of ours fits them, so they are shown as they are.
+    if (typeof said === 'string' && said !== '') return { code: UNCODED, message: said };
+    if (typeof value.status === 'number' && value.status >= 500) return fallback;
+  }
+  const body = isRecord(value.body) ? value.body : {};
+  const details = isRecord(value.details) ? value.details : isRecord(body.details) ? body.details : undefined;
+  const message = typeof value.message === 'string' ? value.message : fallback.message;
+  return { code, message, ...(details ? { details } : {}) };
+}
+
+/** The user's balance as the server last stated it in a refusal or failure, if it did. */
+export function balanceOf(problem: Problem | null | undefined): number | undefined {
+  const details = problem?.details;
+  if (!details) return undefined;
+  for (const value of [details.balance, details.balanceAfter]) {
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+  }
+  return undefined;
+}
+
 /** Maps an HTTP status to SPEC's generic text, for responses that carry no message. */
 export function messageForStatus(status: number): string {
   if (status === 401) return genericMessages.unauthorized;

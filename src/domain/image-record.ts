@@ -40,6 +40,8 @@ export const generationReplySchema = z.object({
   success: z.literal(true),
   data: imageRecordSchema,
   tokens: z.object({ charged: z.number().int() }),
+  /** The user's balance once this image is paid for: the header shows the server's figure. */
+  balanceAfter: z.number().int().nonnegative().optional(),
   message: z.string(),
 });
 

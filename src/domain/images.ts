@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { insufficientTokensMessage } from './errors';
+import { insufficientTokensMessage, type Problem } from './errors';
 import { storedText, textLength } from './text';
 
 /**
@@ -237,38 +237,56 @@ function isBlank(value: string | undefined | null): boolean {
 }
 
 /**
- * SPEC section 5's generation rules, in its order; returns the first failure's text or
- * null. An unknown model is reported first because every later rule depends on it.
- * Options that do not belong to the chosen model (a ratio for original, a variant for
- * core) are ignored, as the form keeps them while the user switches models.
+ * SPEC section 5's generation rules, in its order; returns the first failure or null, as
+ * a problem: its code, the values its wording needs, and SPEC's English text. An unknown
+ * model is reported first because every later rule depends on it. Options that do not
+ * belong to the chosen model (a ratio for original, a variant for core) are ignored, as
+ * the form keeps them while the user switches models.
  */
-export function validateGeneration(input: GenerationInput, balance: number): string | null {
-  if (!isImageModelId(input.model)) return unknownModelMessage(String(input.model));
+export function generationProblem(input: GenerationInput, balance: number): Problem | null {
+  const rule = (key: keyof typeof generationMessages): Problem => ({
+    code: 'VALIDATION_ERROR',
+    message: generationMessages[key],
+    details: { rule: key },
+  });
+  if (!isImageModelId(input.model)) {
+    const model = String(input.model);
+    return { code: 'UNKNOWN_MODEL', message: unknownModelMessage(model), details: { model } };
+  }
   const model = IMAGE_MODELS[input.model];
 
-  if (isBlank(input.prompt)) return generationMessages.promptRequired;
-  if (textLength(input.prompt) > PROMPT_MAX_LENGTH) return generationMessages.promptTooLong;
-  if (textLength(input.negativePrompt ?? '') > NEGATIVE_PROMPT_MAX_LENGTH) {
-    return generationMessages.negativePromptTooLong;
+  if (isBlank(input.prompt)) return rule('promptRequired');
+  if (textLength(input.prompt) > PROMPT_MAX_LENGTH) return rule('promptTooLong');
+  if (textLength(input.negativePrompt ?? '') > NEGATIVE_PROMPT_MAX_LENGTH) return rule('negativePromptTooLong');
+  if (parseSeed(input.seed) === null) return rule('seedInvalid');
+  if (!(balance >= model.cost)) {
+    return {
+      code: 'INSUFFICIENT_TOKENS',
+      message: insufficientTokensMessage(model.cost, balance),
+      details: { cost: model.cost, balance },
+    };
   }
-  if (parseSeed(input.seed) === null) return generationMessages.seedInvalid;
-  if (!(balance >= model.cost)) return insufficientTokensMessage(model.cost, balance);
 
   if (model.dimension === 'size') {
-    if (isBlank(input.size)) return generationMessages.sizeRequired;
-    if (parseSdxlSize(input.size ?? '') === null) return generationMessages.sizeInvalid;
+    if (isBlank(input.size)) return rule('sizeRequired');
+    if (parseSdxlSize(input.size ?? '') === null) return rule('sizeInvalid');
   } else {
-    if (isBlank(input.aspectRatio)) return generationMessages.aspectRatioRequired;
-    if (!isAspectRatio(input.aspectRatio)) return generationMessages.aspectRatioInvalid;
+    if (isBlank(input.aspectRatio)) return rule('aspectRatioRequired');
+    if (!isAspectRatio(input.aspectRatio)) return rule('aspectRatioInvalid');
   }
   if (model.hasVariants) {
-    if (isBlank(input.sd3Model)) return generationMessages.variantRequired;
-    if (!isSd3Variant(input.sd3Model)) return generationMessages.variantInvalid;
+    if (isBlank(input.sd3Model)) return rule('variantRequired');
+    if (!isSd3Variant(input.sd3Model)) return rule('variantInvalid');
   }
   if (model.hasStylePresets && !isBlank(input.stylePreset) && !isStylePreset(input.stylePreset)) {
-    return generationMessages.stylePresetInvalid;
+    return rule('stylePresetInvalid');
   }
   return null;
+}
+
+/** SPEC section 5's first failing generation rule as SPEC's text, or null. */
+export function validateGeneration(input: GenerationInput, balance: number): string | null {
+  return generationProblem(input, balance)?.message ?? null;
 }
 
 /** Whether the submit button may be pressed (SPEC section 5), apart from "while generating". */

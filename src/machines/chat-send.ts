@@ -1,6 +1,7 @@
-import { assign, enqueueActions, fromCallback, fromPromise, setup, type AnyActorRef } from 'xstate';
-import { CHAT_MAX_TOKENS_DEFAULT, chatErrorMessages } from '../domain/chat';
+import { assign, enqueueActions, fromCallback, fromPromise, raise, setup, type AnyActorRef } from 'xstate';
+import { CHAT_MAX_TOKENS_DEFAULT, cannotPayAnyReply, chatProblem } from '../domain/chat';
 import { NEW_CONVERSATION_TITLE, type Conversation, type Message } from '../domain/conversation';
+import { balanceOf, problemOf, type Problem } from '../domain/errors';
 
 export interface ChatStreamInput {
   conversationId: number;
@@ -14,24 +15,51 @@ export interface ChatStreamInput {
 export type ChatStreamEvent =
   | { type: 'STREAM.CHUNK'; content: string }
   | { type: 'STREAM.COMPLETE'; tokensUsed: number; balanceAfter: number; messageId?: number }
-  | { type: 'STREAM.ERROR'; message: string; balanceAfter?: number };
+  /** The request was refused or the reply failed; `balanceAfter` is the server's figure when it said. */
+  | { type: 'STREAM.ERROR'; problem: Problem; balanceAfter?: number };
+
+/** What creating a conversation for a first message needs: the server refuses one nobody can pay for. */
+export interface CreateConversationInput {
+  title: string;
+  message: string;
+  model: string;
+  contextTokensLimit: number;
+  maxTokens: number;
+}
+
+/** Sending, or sending again what failed: the view's state of the input and the settings. */
+interface SendFields {
+  model: string | null;
+  contextTokensLimit: number;
+  /** The open conversation, or null on /chat (a new one is created). */
+  conversationId: number | null;
+  /** The input is disabled (a conversation loading): nothing is sent. */
+  disabled: boolean;
+  /** The session's balance: below the cheapest reply, nothing is sent. */
+  balance: number;
+  sentAt: string;
+}
 
 export type ChatSendEvent =
   | { type: 'DRAFT.CHANGE'; text: string }
-  | {
-      type: 'SEND';
-      model: string | null;
-      contextTokensLimit: number;
-      /** The open conversation, or null on /chat (a new one is created). */
-      conversationId: number | null;
-      /** The input is disabled (a conversation loading): nothing is sent. */
-      disabled: boolean;
-      sentAt: string;
-    }
+  | ({ type: 'SEND' } & SendFields)
+  /** The failed message is sent again. */
+  | ({ type: 'RETRY' } & SendFields)
   | { type: 'STOP' }
   | { type: 'CONVERSATION.READY' }
   | { type: 'CONVERSATION.FAILED' }
   | ChatStreamEvent;
+
+/**
+ * A message that could not be sent: its text (also back in the input), why, and in which
+ * conversation (null: a new one). `kept`: the server stored it (part of a reply had arrived).
+ */
+export interface FailedSend {
+  text: string;
+  problem: Problem;
+  conversationId: number | null;
+  kept: boolean;
+}
 
 interface Exchange {
   user: Message;
@@ -48,6 +76,7 @@ export interface ChatSendContext {
   contextTokensLimit: number;
   /** Local messages get negative ids until the page reloads them from the server. */
   nextLocalId: number;
+  failed: FailedSend | null;
 }
 
 /** Reads just enough of the routing actor's snapshot to know the new conversation is open. */
@@ -100,18 +129,18 @@ export const chatSendMachine = setup({
     input: {} as { session?: AnyActorRef | null; routing?: AnyActorRef | null },
   },
   actors: {
-    createConversation: fromPromise<Conversation, { title: string }>(() =>
+    createConversation: fromPromise<Conversation, CreateConversationInput>(() =>
       Promise.reject(new Error('createConversation not provided')),
     ),
     conversationReady,
     chatStream: fromCallback<ChatSendEvent, ChatStreamInput>(({ sendBack }) => {
-      sendBack({ type: 'STREAM.ERROR', message: chatErrorMessages.sendMessage });
+      sendBack({ type: 'STREAM.ERROR', problem: chatProblem('sendMessage') });
     }),
     /** A short wait after Stop so the server has settled the bill before the balance is re-read. */
     settleDelay: fromPromise<void>(() => Promise.resolve()),
   },
   actions: {
-    notifyError: (_, _params: { message: string }) => {},
+    notifyError: (_, _params: { problem: Problem }) => {},
     setDraft: assign((_, params: { text: string }) => ({ draft: params.text })),
     startExchange: assign(
       (
@@ -119,6 +148,7 @@ export const chatSendMachine = setup({
         params: { model: string; contextTokensLimit: number; conversationId: number | null; sentAt: string },
       ) => ({
         draft: '',
+        failed: null,
         conversationId: params.conversationId,
         model: params.model,
         contextTokensLimit: params.contextTokensLimit,
@@ -171,6 +201,21 @@ export const chatSendMachine = setup({
         : null,
     })),
     clearPending: assign({ pending: null }),
+    /**
+     * The exchange failed: the text goes back to the input and the message stays on screen,
+     * marked, with Retry. `kept` when the server stored it (part of a reply had arrived).
+     */
+    failExchange: assign(({ context }, params: { problem: Problem }) => {
+      const text = context.pending?.user.content ?? '';
+      const kept = (context.pending?.assistant.content ?? '') !== '';
+      return {
+        draft: context.draft.trim() === '' ? text : context.draft,
+        failed: { text, problem: params.problem, conversationId: context.conversationId, kept },
+        pending: null,
+      };
+    }),
+    /** Retry: the failed text is what is sent. */
+    restoreFailed: assign(({ context }) => ({ draft: context.failed?.text ?? context.draft })),
     handOver: enqueueActions(({ context, enqueue }) => {
       if (!context.routing || !context.pending || context.conversationId === null) return;
       const { user, assistant } = context.pending;
@@ -187,6 +232,26 @@ export const chatSendMachine = setup({
     reportBalance: enqueueActions(({ context, enqueue }, params: { balance: number }) => {
       if (context.session) enqueue.sendTo(context.session, { type: 'BALANCE.CHANGED', balance: params.balance });
     }),
+    /**
+     * Part of the reply had arrived before it failed: the server kept the user's message
+     * (and that part), so it joins the conversation; the placeholder goes (SPEC section 4).
+     */
+    handOverKept: enqueueActions(({ context, enqueue }) => {
+      if (!context.routing || !context.pending || context.conversationId === null) return;
+      if (context.pending.assistant.content === '') return;
+      enqueue.sendTo(context.routing, {
+        type: 'MESSAGES.APPENDED',
+        conversationId: context.conversationId,
+        messages: [context.pending.user],
+      });
+    }),
+    /** A refusal or a failure states the balance: the header takes the server's figure. */
+    reportStatedBalance: enqueueActions(({ context, enqueue }, params: { problem: Problem; balance?: number }) => {
+      const balance = params.balance ?? balanceOf(params.problem);
+      if (context.session && balance !== undefined) {
+        enqueue.sendTo(context.session, { type: 'BALANCE.CHANGED', balance });
+      }
+    }),
     refreshBalance: enqueueActions(({ context, enqueue }) => {
       if (context.session) enqueue.sendTo(context.session, { type: 'USER.REFRESH' });
     }),
@@ -196,7 +261,8 @@ export const chatSendMachine = setup({
     disabled: (_, params: { disabled: boolean }) => params.disabled,
     noModel: (_, params: { model: string | null }) => params.model === null || params.model === '',
     hasConversation: (_, params: { conversationId: number | null }) => params.conversationId !== null,
-    hasBalance: (_, params: { balance?: number }) => params.balance !== undefined,
+    cannotPay: (_, params: { balance: number }) => cannotPayAnyReply(params.balance),
+    hasFailed: ({ context }) => context.failed !== null,
   },
 }).createMachine({
   id: 'chatSend',
@@ -209,6 +275,7 @@ export const chatSendMachine = setup({
     model: null,
     contextTokensLimit: 0,
     nextLocalId: -1,
+    failed: null,
   }),
   initial: 'idle',
   states: {
@@ -219,9 +286,11 @@ export const chatSendMachine = setup({
         SEND: [
           { guard: 'blank' },
           { guard: { type: 'disabled', params: ({ event }) => ({ disabled: event.disabled }) } },
+          // SPEC 6: spending is gated by the balance; the input says why and links to /billing.
+          { guard: { type: 'cannotPay', params: ({ event }) => ({ balance: event.balance }) } },
           {
             guard: { type: 'noModel', params: ({ event }) => ({ model: event.model }) },
-            actions: { type: 'notifyError', params: { message: chatErrorMessages.noModelSelected } },
+            actions: { type: 'notifyError', params: { problem: chatProblem('noModelSelected') } },
           },
           {
             guard: { type: 'hasConversation', params: ({ event }) => ({ conversationId: event.conversationId }) },
@@ -249,12 +318,22 @@ export const chatSendMachine = setup({
             },
           },
         ],
+        RETRY: {
+          guard: 'hasFailed',
+          actions: ['restoreFailed', raise(({ event }) => ({ ...event, type: 'SEND' as const }))],
+        },
       },
     },
     creating: {
       invoke: {
         src: 'createConversation',
-        input: () => ({ title: NEW_CONVERSATION_TITLE }),
+        input: ({ context }) => ({
+          title: NEW_CONVERSATION_TITLE,
+          message: context.pending?.user.content ?? '',
+          model: context.model ?? '',
+          contextTokensLimit: context.contextTokensLimit,
+          maxTokens: CHAT_MAX_TOKENS_DEFAULT,
+        }),
         onDone: {
           target: 'waitingForConversation',
           actions: [
@@ -262,9 +341,19 @@ export const chatSendMachine = setup({
             { type: 'announceCreated', params: ({ event }) => ({ conversation: event.output }) },
           ],
         },
+        // Nothing was created (a refusal of the balance included): the text goes back.
         onError: {
           target: 'idle',
-          actions: ['clearPending', { type: 'notifyError', params: { message: chatErrorMessages.createConversation } }],
+          actions: [
+            {
+              type: 'failExchange',
+              params: ({ event }) => ({ problem: problemOf(event.error, chatProblem('createConversation')) }),
+            },
+            {
+              type: 'reportStatedBalance',
+              params: ({ context }) => ({ problem: context.failed?.problem ?? chatProblem('createConversation') }),
+            },
+          ],
         },
       },
     },
@@ -277,10 +366,7 @@ export const chatSendMachine = setup({
         'CONVERSATION.READY': 'streaming',
         'CONVERSATION.FAILED': {
           target: 'idle',
-          actions: [
-            'clearPending',
-            { type: 'notifyError', params: { message: chatErrorMessages.createOrLoadConversation } },
-          ],
+          actions: { type: 'failExchange', params: { problem: chatProblem('createOrLoadConversation') } },
         },
       },
     },
@@ -309,28 +395,19 @@ export const chatSendMachine = setup({
             { type: 'reportBalance', params: ({ event }) => ({ balance: event.balanceAfter }) },
           ],
         },
-        'STREAM.ERROR': [
-          {
-            guard: { type: 'hasBalance', params: ({ event }) => ({ balance: event.balanceAfter }) },
-            target: 'idle',
-            actions: [
-              'dropAssistant',
-              'handOver',
-              'clearPending',
-              { type: 'reportBalance', params: ({ event }) => ({ balance: event.balanceAfter ?? 0 }) },
-              { type: 'notifyError', params: ({ event }) => ({ message: event.message }) },
-            ],
-          },
-          {
-            target: 'idle',
-            actions: [
-              'dropAssistant',
-              'handOver',
-              'clearPending',
-              { type: 'notifyError', params: ({ event }) => ({ message: event.message }) },
-            ],
-          },
-        ],
+        // SPEC 4: the placeholder goes and the error is shown; the user's text goes back to
+        // the input and the message offers Retry. The header takes any balance stated.
+        'STREAM.ERROR': {
+          target: 'idle',
+          actions: [
+            'handOverKept',
+            { type: 'failExchange', params: ({ event }) => ({ problem: event.problem }) },
+            {
+              type: 'reportStatedBalance',
+              params: ({ event }) => ({ problem: event.problem, balance: event.balanceAfter }),
+            },
+          ],
+        },
         // Leaving the state stops the stream actor, which aborts the request; the server
         // keeps the partial reply and bills what was produced.
         STOP: { target: 'stopping', actions: ['handOver', 'clearPending'] },

@@ -1,5 +1,6 @@
-import { assign, fromPromise, raise, setup } from 'xstate';
-import { chatErrorMessages, parseConversationId } from '../domain/chat';
+import { assign, enqueueActions, fromPromise, raise, setup } from 'xstate';
+import { chatProblem, parseConversationId } from '../domain/chat';
+import { problemOf, type Problem } from '../domain/errors';
 import {
   isPlaceholderTitle,
   titleFromMessage,
@@ -17,7 +18,14 @@ export type ConversationRoutingEvent =
   | { type: 'CONVERSATION.CREATED'; conversation: Conversation }
   /** chat-send finished an exchange: the messages join the open conversation. */
   | { type: 'MESSAGES.APPENDED'; conversationId: number; messages: Message[] }
-  | { type: 'CONVERSATION.CLEARED' };
+  | { type: 'CONVERSATION.CLEARED' }
+  /** The list of conversations failed to load: try again. */
+  | { type: 'CONVERSATIONS.RETRY' }
+  /** The model list failed to load: try again. */
+  | { type: 'MODELS.RETRY' }
+  /** Raised as the page gets ready when the first load of a list failed: shown, with Retry. */
+  | { type: 'CONVERSATIONS.FAILED' }
+  | { type: 'MODELS.FAILED' };
 
 export interface ConversationRoutingContext {
   models: ModelList | null;
@@ -28,21 +36,33 @@ export interface ConversationRoutingContext {
   /** The conversation shown or being loaded. */
   targetId: number | null;
   deletingId: number | null;
+  /** Why a list failed to load, shown with Retry until it loads. */
+  failures: { models: Problem | null; conversations: Problem | null };
 }
 
 const isNotFound = (error: unknown) =>
   typeof error === 'object' && error !== null && (error as { status?: unknown }).status === 404;
 
-/** Where the route leads once the lists are in (SPEC section 2 "Chat", section 4). */
-const routeDecision = (extra: Array<{ type: 'notifyError'; params: { message: string } }> = []) => [
-  {
-    guard: 'routeInvalid' as const,
-    target: '#chatRouting.ready.conversation.none',
-    actions: [...extra, 'redirectToChat' as const],
-  },
-  { guard: 'routeEmpty' as const, target: '#chatRouting.ready.conversation.none', actions: extra },
-  { target: '#chatRouting.ready.conversation.loading', actions: [...extra, 'targetRoute' as const] },
-];
+type ListName = 'models' | 'conversations';
+
+/**
+ * Once the page is ready, a list whose first load failed shows so, with Retry. Typed
+ * here: inside setup() its own action map would take part in inferring its type.
+ */
+const showFailures = enqueueActions<
+  ConversationRoutingContext,
+  ConversationRoutingEvent,
+  undefined,
+  ConversationRoutingEvent,
+  never,
+  never,
+  never,
+  never,
+  never
+>(({ context, enqueue }) => {
+  if (context.failures.models) enqueue.raise({ type: 'MODELS.FAILED' });
+  if (context.failures.conversations) enqueue.raise({ type: 'CONVERSATIONS.FAILED' });
+});
 
 /**
  * SPEC sections 2 and 4: the chat page's lists, the open conversation, deletion, and the
@@ -71,7 +91,20 @@ export const conversationRoutingMachine = setup({
     /** Router navigation; provided by the screen. */
     navigate: (_, _params: { to: string; replace: boolean }) => {},
     redirectToChat: () => {},
-    notifyError: (_, _params: { message: string }) => {},
+    notifyError: (_, _params: { problem: Problem }) => {},
+    setFailure: assign(({ context }, params: { list: ListName; error: unknown }) => ({
+      failures: {
+        ...context.failures,
+        [params.list]: problemOf(
+          params.error,
+          chatProblem(params.list === 'models' ? 'loadModels' : 'loadConversations'),
+        ),
+      },
+    })),
+    showFailures,
+    clearFailure: assign(({ context }, params: { list: ListName }) => ({
+      failures: { ...context.failures, [params.list]: null },
+    })),
     /** Tells whoever holds the settings which models exist. */
     announceModels: (_, _params: { models: ModelList }) => {},
     setModels: assign((_, params: { models: ModelList }) => ({ models: params.models })),
@@ -142,6 +175,7 @@ export const conversationRoutingMachine = setup({
     routeParam: undefined,
     targetId: null,
     deletingId: null,
+    failures: { models: null, conversations: null },
   },
   initial: 'initialising',
   states: {
@@ -163,32 +197,100 @@ export const conversationRoutingMachine = setup({
             },
             onError: {
               target: 'loadingConversations',
-              actions: { type: 'notifyError', params: { message: chatErrorMessages.loadModels } },
+              actions: [
+                { type: 'setFailure', params: ({ event }) => ({ list: 'models' as const, error: event.error }) },
+                {
+                  type: 'notifyError',
+                  params: ({ context }) => ({ problem: context.failures.models ?? chatProblem('loadModels') }),
+                },
+              ],
             },
           },
         },
         loadingConversations: {
+          // Where the route leads once the lists are in (SPEC section 2 "Chat", section 4).
           invoke: {
             src: 'loadConversations',
-            onDone: routeDecision().map((t) => ({
-              ...t,
-              actions: [
-                {
-                  type: 'setConversations' as const,
-                  params: ({ event }: { event: { output: ConversationSummary[] } }) => ({
-                    conversations: event.output,
-                  }),
-                },
-                ...t.actions,
-              ],
-            })),
-            onError: routeDecision([{ type: 'notifyError', params: { message: chatErrorMessages.loadConversations } }]),
+            onDone: [
+              {
+                guard: 'routeInvalid',
+                target: '#chatRouting.ready.conversation.none',
+                actions: [
+                  { type: 'setConversations', params: ({ event }) => ({ conversations: event.output }) },
+                  'redirectToChat',
+                ],
+              },
+              {
+                guard: 'routeEmpty',
+                target: '#chatRouting.ready.conversation.none',
+                actions: [{ type: 'setConversations', params: ({ event }) => ({ conversations: event.output }) }],
+              },
+              {
+                target: '#chatRouting.ready.conversation.loading',
+                actions: [
+                  { type: 'setConversations', params: ({ event }) => ({ conversations: event.output }) },
+                  'targetRoute',
+                ],
+              },
+            ],
+            onError: [
+              {
+                guard: 'routeInvalid',
+                target: '#chatRouting.ready.conversation.none',
+                actions: [
+                  {
+                    type: 'setFailure',
+                    params: ({ event }) => ({ list: 'conversations' as const, error: event.error }),
+                  },
+                  {
+                    type: 'notifyError',
+                    params: ({ context }) => ({
+                      problem: context.failures.conversations ?? chatProblem('loadConversations'),
+                    }),
+                  },
+                  'redirectToChat',
+                ],
+              },
+              {
+                guard: 'routeEmpty',
+                target: '#chatRouting.ready.conversation.none',
+                actions: [
+                  {
+                    type: 'setFailure',
+                    params: ({ event }) => ({ list: 'conversations' as const, error: event.error }),
+                  },
+                  {
+                    type: 'notifyError',
+                    params: ({ context }) => ({
+                      problem: context.failures.conversations ?? chatProblem('loadConversations'),
+                    }),
+                  },
+                ],
+              },
+              {
+                target: '#chatRouting.ready.conversation.loading',
+                actions: [
+                  {
+                    type: 'setFailure',
+                    params: ({ event }) => ({ list: 'conversations' as const, error: event.error }),
+                  },
+                  {
+                    type: 'notifyError',
+                    params: ({ context }) => ({
+                      problem: context.failures.conversations ?? chatProblem('loadConversations'),
+                    }),
+                  },
+                  'targetRoute',
+                ],
+              },
+            ],
           },
         },
       },
     },
     ready: {
       type: 'parallel',
+      entry: 'showFailures',
       on: {
         'MESSAGES.APPENDED': {
           actions: {
@@ -200,11 +302,13 @@ export const conversationRoutingMachine = setup({
       states: {
         conversation: {
           initial: 'none',
+          // Only the conversation region changes: `ready`'s other regions (a deletion under
+          // way, a failed list) are left as they are.
           on: {
             'ROUTE.CHANGED': [
               {
                 guard: { type: 'paramInvalid', params: ({ event }) => ({ param: event.param }) },
-                target: '.none',
+                target: '#chatRouting.ready.conversation.none',
                 actions: [
                   { type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) },
                   'clearCurrent',
@@ -213,7 +317,7 @@ export const conversationRoutingMachine = setup({
               },
               {
                 guard: { type: 'paramEmpty', params: ({ event }) => ({ param: event.param }) },
-                target: '.none',
+                target: '#chatRouting.ready.conversation.none',
                 actions: [{ type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) }, 'clearCurrent'],
               },
               {
@@ -221,14 +325,12 @@ export const conversationRoutingMachine = setup({
                 actions: { type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) },
               },
               {
-                target: '.loading',
-                reenter: true,
+                target: '#chatRouting.ready.conversation.loading',
                 actions: [{ type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) }, 'targetRoute'],
               },
             ],
             'CONVERSATION.CREATED': {
-              target: '.loading',
-              reenter: true,
+              target: '#chatRouting.ready.conversation.loading',
               actions: [
                 { type: 'selectCreated', params: ({ event }) => ({ conversation: event.conversation }) },
                 {
@@ -242,6 +344,53 @@ export const conversationRoutingMachine = setup({
           states: {
             none: {},
             loading: {
+              // Another conversation while one loads: this state is left and entered again, so
+              // the new load replaces the old one (declared here, not on the region, so that
+              // only the region is re-entered, never the whole parallel state).
+              on: {
+                'ROUTE.CHANGED': [
+                  {
+                    guard: { type: 'paramInvalid', params: ({ event }) => ({ param: event.param }) },
+                    target: '#chatRouting.ready.conversation.none',
+                    actions: [
+                      { type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) },
+                      'clearCurrent',
+                      'redirectToChat',
+                    ],
+                  },
+                  {
+                    guard: { type: 'paramEmpty', params: ({ event }) => ({ param: event.param }) },
+                    target: '#chatRouting.ready.conversation.none',
+                    actions: [
+                      { type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) },
+                      'clearCurrent',
+                    ],
+                  },
+                  {
+                    guard: { type: 'paramIsTarget', params: ({ event }) => ({ param: event.param }) },
+                    actions: { type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) },
+                  },
+                  {
+                    target: '#chatRouting.ready.conversation.loading',
+                    reenter: true,
+                    actions: [
+                      { type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) },
+                      'targetRoute',
+                    ],
+                  },
+                ],
+                'CONVERSATION.CREATED': {
+                  target: '#chatRouting.ready.conversation.loading',
+                  reenter: true,
+                  actions: [
+                    { type: 'selectCreated', params: ({ event }) => ({ conversation: event.conversation }) },
+                    {
+                      type: 'navigate',
+                      params: ({ event }) => ({ to: `/chat/${event.conversation.id}`, replace: false }),
+                    },
+                  ],
+                },
+              },
               invoke: {
                 src: 'loadConversation',
                 input: ({ context }) => ({ id: context.targetId ?? 0 }),
@@ -256,7 +405,7 @@ export const conversationRoutingMachine = setup({
                   },
                   {
                     target: 'notFound',
-                    actions: { type: 'notifyError', params: { message: chatErrorMessages.loadConversation } },
+                    actions: { type: 'notifyError', params: { problem: chatProblem('loadConversation') } },
                   },
                 ],
               },
@@ -296,7 +445,77 @@ export const conversationRoutingMachine = setup({
                   target: 'idle',
                   actions: [
                     'clearDeleting',
-                    { type: 'notifyError', params: { message: chatErrorMessages.deleteConversation } },
+                    {
+                      type: 'notifyError',
+                      params: ({ event }) => ({ problem: problemOf(event.error, chatProblem('deleteConversation')) }),
+                    },
+                  ],
+                },
+              },
+            },
+          },
+        },
+        // SPEC 8's "Failed to load conversations" stays on screen with Retry, instead of
+        // an empty list that would read as "no conversations yet".
+        conversationList: {
+          initial: 'loaded',
+          states: {
+            loaded: { on: { 'CONVERSATIONS.FAILED': 'failed' } },
+            failed: { on: { 'CONVERSATIONS.RETRY': 'loading' } },
+            loading: {
+              invoke: {
+                src: 'loadConversations',
+                onDone: {
+                  target: 'loaded',
+                  actions: [
+                    { type: 'setConversations', params: ({ event }) => ({ conversations: event.output }) },
+                    { type: 'clearFailure', params: { list: 'conversations' } },
+                  ],
+                },
+                onError: {
+                  target: 'failed',
+                  actions: [
+                    {
+                      type: 'setFailure',
+                      params: ({ event }) => ({ list: 'conversations' as const, error: event.error }),
+                    },
+                    {
+                      type: 'notifyError',
+                      params: ({ context }) => ({
+                        problem: context.failures.conversations ?? chatProblem('loadConversations'),
+                      }),
+                    },
+                  ],
+                },
+              },
+            },
+          },
+        },
+        // Without models nothing can be sent: the failure stays on screen with Retry.
+        modelList: {
+          initial: 'loaded',
+          states: {
+            loaded: { on: { 'MODELS.FAILED': 'failed' } },
+            failed: { on: { 'MODELS.RETRY': 'loading' } },
+            loading: {
+              invoke: {
+                src: 'loadModels',
+                onDone: {
+                  target: 'loaded',
+                  actions: [
+                    { type: 'setModels', params: ({ event }) => ({ models: event.output }) },
+                    { type: 'announceModels', params: ({ event }) => ({ models: event.output }) },
+                    { type: 'clearFailure', params: { list: 'models' } },
+                  ],
+                },
+                onError: {
+                  target: 'failed',
+                  actions: [
+                    { type: 'setFailure', params: ({ event }) => ({ list: 'models' as const, error: event.error }) },
+                    {
+                      type: 'notifyError',
+                      params: ({ context }) => ({ problem: context.failures.models ?? chatProblem('loadModels') }),
+                    },
                   ],
                 },
               },

@@ -1,4 +1,5 @@
-import { and, assign, fromCallback, fromPromise, not, sendTo, setup, stateIn, type ActorRefFrom } from 'xstate';
+import { and, assign, enqueueActions, fromCallback, fromPromise, not, setup, stateIn, type ActorRefFrom } from 'xstate';
+import { balanceOf, problemOf, type Problem } from '../domain/errors';
 import {
   buildGenerationRequest,
   canSubmitGeneration,
@@ -7,9 +8,9 @@ import {
   DEFAULT_SDXL_SIZE,
   formatImageSize,
   generationMessages,
+  generationProblem,
   IMAGE_MODELS,
   isImageModelId,
-  validateGeneration,
   type GenerationBody,
   type GenerationInput,
   type ImageModelId,
@@ -41,7 +42,8 @@ export interface GenerationContext {
   form: GenerationForm;
   lastSeed: number | null;
   current: ImageRecord | null;
-  error: string | null;
+  /** The failure shown under the form: a rule of SPEC section 5, a refusal, or the server's. */
+  error: Problem | null;
   recent: ImageRecord[];
   selected: ImageRecord | null;
   progress: number;
@@ -118,13 +120,18 @@ export function formInput(form: GenerationForm): GenerationInput {
 }
 
 /** SPEC section 5's first failing rule for the form, or null. */
-export function formProblem(context: Pick<GenerationContext, 'form' | 'balance'>): string | null {
-  return validateGeneration(formInput(context.form), context.balance);
+export function formProblem(context: Pick<GenerationContext, 'form' | 'balance'>): Problem | null {
+  return generationProblem(formInput(context.form), context.balance);
 }
 
 /** SPEC: the button is disabled while generating, on a blank prompt, or when the balance is short. */
 export function canSubmit(context: Pick<GenerationContext, 'form' | 'balance'>): boolean {
   return canSubmitGeneration(formInput(context.form), context.balance);
+}
+
+/** The balance does not cover the chosen model: the button says so and points to /billing. */
+export function balanceShort(context: Pick<GenerationContext, 'form' | 'balance'>): boolean {
+  return isImageModelId(context.form.model) && context.balance < IMAGE_MODELS[context.form.model].cost;
 }
 
 export function modelCost(model: string): number | null {
@@ -194,18 +201,34 @@ export const generationMachine = setup({
     acceptResult: assign(({ context }, params: { reply: GenerationReply }) => ({
       current: params.reply.data,
       lastSeed: params.reply.data.seed ?? context.lastSeed,
-      balance: Math.max(0, context.balance - params.reply.tokens.charged),
+      balance: Math.max(0, params.reply.balanceAfter ?? context.balance - params.reply.tokens.charged),
       recent: [params.reply.data, ...context.recent.filter((i) => i.id !== params.reply.data.id)].slice(
         0,
         DASHBOARD_PREVIEW_LIMIT,
       ),
       progress: 100,
     })),
-    notifyCharged: sendTo(
-      ({ context }) => context.session,
-      (_, params: { amount: number }) => ({ type: 'BALANCE.CHARGED' as const, amount: params.amount }),
-    ),
-    setError: assign((_, params: { error: unknown }) => ({ error: errorMessage(params.error) })),
+    /**
+     * The session (the header) takes the server's figure: the balance after the charge when
+     * the reply states it, else the old figure less tokens.charged (SPEC section 4).
+     */
+    reportCharge: enqueueActions(({ context, enqueue }, params: { reply: GenerationReply }) => {
+      const { balanceAfter, tokens } = params.reply;
+      enqueue.sendTo(
+        context.session,
+        balanceAfter !== undefined
+          ? { type: 'BALANCE.CHANGED', balance: balanceAfter }
+          : { type: 'BALANCE.CHARGED', amount: tokens.charged },
+      );
+    }),
+    setError: assign((_, params: { error: unknown }) => ({ error: failureOf(params.error) })),
+    /** A refusal (402) or a failure states the balance: the session and the form take it. */
+    reportRefusal: enqueueActions(({ context, enqueue }) => {
+      const balance = balanceOf(context.error);
+      if (balance === undefined) return;
+      enqueue.assign({ balance });
+      enqueue.sendTo(context.session, { type: 'BALANCE.CHANGED', balance });
+    }),
     setRecent: assign((_, params: { images: ImageRecord[] }) => ({
       recent: params.images.slice(0, DASHBOARD_PREVIEW_LIMIT),
     })),
@@ -273,12 +296,12 @@ export const generationMachine = setup({
                 target: 'result',
                 actions: [
                   { type: 'acceptResult', params: ({ event }) => ({ reply: event.output }) },
-                  { type: 'notifyCharged', params: ({ event }) => ({ amount: event.output.tokens.charged }) },
+                  { type: 'reportCharge', params: ({ event }) => ({ reply: event.output }) },
                 ],
               },
               onError: {
                 target: 'error',
-                actions: { type: 'setError', params: ({ event }) => ({ error: event.error }) },
+                actions: [{ type: 'setError', params: ({ event }) => ({ error: event.error }) }, 'reportRefusal'],
               },
             },
             { src: 'ticker' },
@@ -336,8 +359,15 @@ export const generationMachine = setup({
   },
 });
 
-/** SPEC section 8: the error's own message, or the dashboard's fallback. */
-export function errorMessage(error: unknown): string {
-  if (error instanceof Error && error.message) return error.message;
-  return generationMessages.dashboardFallback;
+/**
+ * SPEC section 8: what the server said (a code, its values, its text), or the dashboard's
+ * fallback for a failure that says nothing. src/api/images.ts already turns a server
+ * failure without a message into the model's own text ("Ultra generation failed").
+ */
+export function failureOf(error: unknown): Problem {
+  return problemOf(error, {
+    code: 'PROVIDER_ERROR',
+    message: generationMessages.dashboardFallback,
+    details: { rule: 'dashboardFallback' },
+  });
 }

@@ -1,4 +1,5 @@
-import { assign, fromCallback, fromPromise, sendTo, setup, type ActorRefFrom } from 'xstate';
+import { assign, enqueueActions, fromCallback, fromPromise, setup, type ActorRefFrom } from 'xstate';
+import { balanceOf, problemOf as problemFrom } from '../domain/errors';
 import {
   DEFAULT_PORTRAIT_ASPECT_RATIO,
   portraitImageOf,
@@ -6,6 +7,7 @@ import {
   validatePortrait,
   PORTRAIT_SCREEN_OUTPUT_FORMAT,
   PORTRAIT_SCREEN_STYLE_PRESET,
+  portraitMessages,
   type PortraitImage,
   type PortraitProblem,
   type PortraitResultData,
@@ -29,6 +31,8 @@ export interface PortraitReply {
   success: true;
   data: PortraitResultData;
   tokens: { charged: number };
+  /** The balance after the charge, as the server states it. */
+  balanceAfter?: number;
   message: string;
 }
 
@@ -89,14 +93,7 @@ export function requestOf(context: PortraitContext): PortraitRequest {
 
 /** Turns whatever the API actor threw into a problem the screen can word. */
 export function problemOf(error: unknown): PortraitProblem {
-  const value = error as { message?: unknown; code?: unknown; body?: unknown } | null;
-  const body = (value?.body ?? {}) as { details?: unknown };
-  const message = typeof value?.message === 'string' && value.message ? value.message : 'Face-swap generation failed';
-  return {
-    code: typeof value?.code === 'string' ? value.code : 'PROVIDER_ERROR',
-    message,
-    ...(body.details && typeof body.details === 'object' ? { details: body.details as Record<string, unknown> } : {}),
-  };
+  return problemFrom(error, { code: 'PROVIDER_ERROR', message: portraitMessages.failure });
 }
 
 /**
@@ -140,13 +137,26 @@ export const portraitMachine = setup({
     clearError: assign({ error: null }),
     acceptResult: assign(({ context }, params: { reply: PortraitReply }) => ({
       result: portraitImageOf(params.reply.data),
-      balance: Math.max(0, context.balance - params.reply.tokens.charged),
+      balance: Math.max(0, params.reply.balanceAfter ?? context.balance - params.reply.tokens.charged),
     })),
-    notifyCharged: sendTo(
-      ({ context }) => context.session,
-      (_, params: { amount: number }) => ({ type: 'BALANCE.CHARGED' as const, amount: params.amount }),
-    ),
+    /** The header takes the server's figure, else the old one less tokens.charged. */
+    reportCharge: enqueueActions(({ context, enqueue }, params: { reply: PortraitReply }) => {
+      const { balanceAfter, tokens } = params.reply;
+      enqueue.sendTo(
+        context.session,
+        balanceAfter !== undefined
+          ? { type: 'BALANCE.CHANGED', balance: balanceAfter }
+          : { type: 'BALANCE.CHARGED', amount: tokens.charged },
+      );
+    }),
     setError: assign((_, params: { error: unknown }) => ({ error: problemOf(params.error) })),
+    /** A refusal states the balance: the form and the header take it. */
+    reportRefusal: enqueueActions(({ context, enqueue }) => {
+      const balance = balanceOf(context.error);
+      if (balance === undefined) return;
+      enqueue.assign({ balance });
+      enqueue.sendTo(context.session, { type: 'BALANCE.CHANGED', balance });
+    }),
   },
   guards: {
     fileAcceptable: (_, params: { photo: ChosenPhoto }) => uploadProblem(params.photo) === null,
@@ -224,12 +234,12 @@ export const portraitMachine = setup({
           target: 'editable.result',
           actions: [
             { type: 'acceptResult', params: ({ event }) => ({ reply: event.output }) },
-            { type: 'notifyCharged', params: ({ event }) => ({ amount: event.output.tokens.charged }) },
+            { type: 'reportCharge', params: ({ event }) => ({ reply: event.output }) },
           ],
         },
         onError: {
           target: 'editable.error',
-          actions: { type: 'setError', params: ({ event }) => ({ error: event.error }) },
+          actions: [{ type: 'setError', params: ({ event }) => ({ error: event.error }) }, 'reportRefusal'],
         },
       },
     },

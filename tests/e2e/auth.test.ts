@@ -68,6 +68,54 @@ describe('sign-in, language and logout in Chromium', () => {
     await context.close();
   });
 
+  it('keeps query values as text through sign-in, and a cancelled sign-in keeps the remembered page', async () => {
+    const context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
+    await context.addInitScript(() => localStorage.setItem('language', 'en'));
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/payment-status?paymentId=123&status=success`);
+    await page.waitForURL(/\/login\?/);
+    expect(new URL(page.url()).searchParams.get('redirect')).toBe('/payment-status?paymentId=123&status=success');
+
+    // Cancel at the identity provider: back on /login, the page still remembered.
+    await page.getByTestId('google-sign-in').click();
+    await page.waitForURL(/\/dev-idp\/interaction\//);
+    await page.getByRole('link', { name: '[ Cancel ]' }).click();
+    await page.waitForURL(/\/login\?/);
+    expect(new URL(page.url()).searchParams.get('redirect')).toBe('/payment-status?paymentId=123&status=success');
+    expect(await page.getByRole('alert').textContent()).toBe('Sign-in failed. Please try again.');
+
+    // The next try lands there, the number intact.
+    await signIn(page, 'e2e-query@example.com');
+    await page.waitForURL(/\/payment-status\?/);
+    const url = new URL(page.url());
+    expect(url.searchParams.get('paymentId')).toBe('123');
+    expect(url.searchParams.get('status')).toBe('success');
+
+    // A prompt that looks like a number stays the prompt.
+    await page.goto(`${baseUrl}/dashboard?prompt=12345`);
+    await page.getByTestId('generation-form').waitFor();
+    expect(await page.getByLabel('Prompt', { exact: true }).inputValue()).toBe('12345');
+    expect(page.url()).toBe(`${baseUrl}/dashboard?prompt=12345`);
+    await context.close();
+  });
+
+  it('on a phone: the sign-in button is on the first screen, and the language can be switched before signing in', async () => {
+    const context = await browser().newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/login`);
+    const button = page.getByTestId('google-sign-in');
+    await button.waitFor();
+    const box = await button.boundingBox();
+    expect((box?.y ?? 1000) + (box?.height ?? 0)).toBeLessThanOrEqual(844);
+    await page.getByTestId('language-switcher').click();
+    // The menu says which language is the current one.
+    expect(await page.getByRole('menuitemradio', { name: 'Русский' }).getAttribute('aria-checked')).toBe('true');
+    expect(await page.getByRole('menuitemradio', { name: 'English' }).getAttribute('aria-checked')).toBe('false');
+    await Promise.all([page.waitForEvent('load'), page.getByRole('menuitemradio', { name: 'English' }).click()]);
+    await page.getByRole('heading', { name: 'Create images with AI' }).waitFor();
+    await context.close();
+  });
+
   it('shows the error fallback texts on an unknown page', async () => {
     const page = await browser().newPage();
     const response = await page.goto(`${baseUrl}/no-such-page`);

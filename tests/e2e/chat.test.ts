@@ -27,6 +27,18 @@ describe('AI chat in Chromium', () => {
     await page.getByTestId('ai-sending').waitFor();
     expect(await page.getByText('AI sending...').isVisible()).toBe(true);
     await page.getByTestId('cursor').waitFor();
+    // While the code block is still open, it shows the code received so far, highlighted.
+    const openBlock = page.getByTestId('code-block').first();
+    await openBlock.waitFor();
+    const partial = await openBlock.textContent();
+    expect(await page.getByTestId('cursor').count()).toBe(1);
+    expect(partial).not.toContain('undefined');
+    expect('function countWords(text: string): number {').toContain((partial ?? '').slice(0, 20));
+    await page.waitForFunction(
+      () =>
+        (document.querySelector('[data-testid="code-block"]')?.querySelectorAll('span[style*="color"]').length ?? 0) >
+        0,
+    );
     // The reply completes: the cursor goes, the meta line (model and HH:MM) appears.
     await page.getByTestId('message-meta').waitFor({ timeout: 30_000 });
     expect(await page.getByTestId('message-meta').textContent()).toMatch(/^Offline assistant · \d{2}:\d{2}$/);
@@ -83,6 +95,9 @@ describe('AI chat in Chromium', () => {
     await page.waitForURL(`${baseUrl}/chat`);
     await page.goto(`${baseUrl}/chat/99999`);
     await page.getByTestId('conversation-not-found').waitFor();
+    await page.getByRole('link', { name: 'Back to conversations' }).click();
+    await page.waitForURL(`${baseUrl}/chat`);
+    await page.getByTestId('chat-empty').waitFor();
 
     // Delete the open conversation, confirmed: back to /chat.
     await page.goto(url);
@@ -93,6 +108,58 @@ describe('AI chat in Chromium', () => {
     await page.waitForURL(`${baseUrl}/chat`);
     await page.getByTestId('chat-empty').waitFor();
     expect(await page.getByTestId('conversation-link').count()).toBe(0);
+    await context.close();
+  });
+
+  it('keeps what was typed when the stream fails (Retry sends it), shows failed lists with Retry, and marks New Chat current only on /chat', async () => {
+    const context = await browser().newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US' });
+    await context.addInitScript(() => localStorage.setItem('language', 'en'));
+    const page = await context.newPage();
+    // The conversation list fails to load the first time: an error with Retry, not "no conversations yet".
+    let failList = true;
+    await page.route('**/llm/conversations', async (route) => {
+      if (route.request().method() === 'GET' && failList) {
+        failList = false;
+        await route.fulfill({ status: 500, body: '' });
+      } else await route.continue();
+    });
+    await page.goto(`${baseUrl}/chat`);
+    await page.waitForURL(/\/login/);
+    await signIn(page, 'e2e-chat-retry@example.com');
+    await page.waitForURL(/\/chat$/);
+    const listFailure = page.getByTestId('conversations-failed');
+    await listFailure.waitFor();
+    expect(await listFailure.textContent()).toContain('Failed to load conversations');
+    expect(await page.getByText('No conversations yet').count()).toBe(0);
+    await page.getByTestId('conversations-retry').click();
+    await page.getByText('No conversations yet').waitFor();
+    expect(await page.getByTestId('new-chat').getAttribute('aria-current')).toBe('page');
+
+    // The input has a name for screen readers.
+    const input = page.getByRole('textbox', { name: 'Message to the AI' });
+    await input.waitFor();
+
+    // The stream fails: the text returns to the input and the message offers Retry.
+    await page.route('**/llm/conversations/*/stream', (route) => route.abort('connectionreset'));
+    await input.fill('Tell me a story');
+    await input.press('Enter');
+    await page.waitForURL(/\/chat\/\d+$/);
+    const failed = page.getByTestId('failed-message');
+    await failed.waitFor();
+    expect(await page.getByTestId('failed-reason').textContent()).toBe('Failed to send message');
+    expect(await input.inputValue()).toBe('Tell me a story');
+    // While a conversation is open, New Chat is not the current page.
+    expect(await page.getByTestId('new-chat').getAttribute('aria-current')).toBeNull();
+    await page.unroute('**/llm/conversations/*/stream');
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page.getByTestId('message-meta').waitFor({ timeout: 30_000 });
+    await failed.waitFor({ state: 'detached' });
+    expect(await page.getByTestId('message-user').count()).toBe(1);
+    expect(await input.inputValue()).toBe('');
+    // Reloaded from the server: the message is there once, with its reply.
+    await page.reload();
+    await page.getByTestId('message-assistant').waitFor();
+    expect(await page.getByTestId('message-user').count()).toBe(1);
     await context.close();
   });
 
@@ -110,6 +177,9 @@ describe('AI chat in Chromium', () => {
     await page.getByTestId('chat-input').fill('Привет');
     await page.getByTestId('chat-send').click();
     await page.getByTestId('message-meta').waitFor({ timeout: 30_000 });
+    // The offline assistant and its settings speak Russian too.
+    expect(await page.getByTestId('message-meta').textContent()).toMatch(/^Офлайн-ассистент · \d{2}:\d{2}$/);
+    expect(await page.getByTestId('config-bar').textContent()).toContain('Модель: Офлайн-ассистент');
     await page.getByRole('button', { name: 'Показать разговоры' }).click();
     const drawer = page.getByRole('dialog');
     await drawer.getByTestId('new-chat').waitFor();

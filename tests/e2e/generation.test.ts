@@ -89,12 +89,18 @@ describe('image generation on the dashboard in Chromium', () => {
         .getByTestId('token-balance')
         .filter({ hasText: `${expected} tokens` })
         .waitFor();
-      expect(await page.getByTestId('result-finish-reason').textContent()).toBe('SUCCESS');
+      expect(await page.getByTestId('result-finish-reason').textContent()).toBe('Success');
       expect(await page.getByTestId('generating-overlay').count()).toBe(0);
     }
     expect(expected).toBe(14);
-    // 14 tokens cannot pay for ultra (16): the button says so by being disabled.
+    // 14 tokens cannot pay for ultra (16): the button is disabled and says why, next to it.
     expect(await generate.isDisabled()).toBe(true);
+    const lowBalance = page.getByTestId('low-balance');
+    expect(await lowBalance.textContent()).toBe(
+      'Not enough tokens: this model costs 16 tokens and your balance is 14. Add tokens',
+    );
+    expect(await lowBalance.getByRole('link', { name: 'Add tokens' }).getAttribute('href')).toBe('/billing');
+    expect(await generate.getAttribute('aria-describedby')).toBe('low-balance');
     await page.getByRole('img', { name: /Generated image: A dragon made of clouds/ }).waitFor();
     await page.waitForFunction(() =>
       [...document.querySelectorAll('img')].every((img) => img.complete && img.naturalWidth > 0),
@@ -121,6 +127,37 @@ describe('image generation on the dashboard in Chromium', () => {
     const formBox = await page.getByTestId('generation-form').boundingBox();
     const resultBox = await page.getByTestId('result-panel').boundingBox();
     expect(resultBox?.y ?? 0).toBeGreaterThan((formBox?.y ?? 0) + (formBox?.height ?? 0) - 1);
+    await context.close();
+  });
+
+  it('on a Russian phone: the page scrolls to the result, the finish reason is in Russian, and toasts leave the header free', async () => {
+    const context = await browser().newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/dashboard`);
+    await page.waitForURL(/\/login/);
+    await signIn(page, 'e2e-generator-phone');
+    await page.waitForURL(`${baseUrl}/dashboard`);
+    await page.getByLabel('Описание (промпт)').fill('Маяк на скале');
+    await page.getByTestId('generate').click();
+    await page.getByTestId('generation-result').waitFor();
+    // The result is below the form on a phone: it comes into view by itself.
+    await expect
+      .poll(async () => {
+        const box = await page.getByTestId('result-panel').boundingBox();
+        return box !== null && box.y >= 0 && box.y < 844 / 2;
+      })
+      .toBe(true);
+    expect(await page.getByTestId('result-finish-reason').textContent()).toBe('Успешно');
+    await page.getByRole('button', { name: 'Копировать описание' }).click();
+    const toast = page.getByText('Описание скопировано');
+    await toast.waitFor();
+    const header = await page.locator('header').first().boundingBox();
+    const toastBox = await toast.boundingBox();
+    expect(toastBox?.y ?? 0).toBeGreaterThanOrEqual((header?.y ?? 0) + (header?.height ?? 0));
+    // The balance and the menu stay visible and usable while the toast is up.
+    await page.getByTestId('mobile-menu').click();
+    await page.getByRole('dialog').waitFor();
     await context.close();
   });
 });

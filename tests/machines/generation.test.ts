@@ -8,6 +8,7 @@ import {
   waitFor,
   type AnyMachineSnapshot,
 } from 'xstate';
+import type { Problem } from '../../src/domain/errors';
 import { generationMessages } from '../../src/domain/images';
 import type { GenerationReply, ImageRecord } from '../../src/domain/image-record';
 import {
@@ -53,16 +54,29 @@ const reply: GenerationReply = { success: true, data: image(100, 'A red fox'), t
 function fakeSession() {
   return createActor(
     createMachine({
-      types: {} as { context: { charged: number[] }; events: { type: 'BALANCE.CHARGED'; amount: number } },
-      context: { charged: [] },
+      types: {} as {
+        context: { charged: number[]; balances: number[] };
+        events: { type: 'BALANCE.CHARGED'; amount: number } | { type: 'BALANCE.CHANGED'; balance: number };
+      },
+      context: { charged: [], balances: [] },
       on: {
         'BALANCE.CHARGED': {
           actions: assign(({ context, event }) => ({ charged: [...context.charged, event.amount] })),
+        },
+        'BALANCE.CHANGED': {
+          actions: assign(({ context, event }) => ({ balances: [...context.balances, event.balance] })),
         },
       },
     }),
   ).start();
 }
+
+/** A refused charge as the API reports it: the code, SPEC's text, the balance and the cost. */
+const refusal = {
+  code: 'INSUFFICIENT_TOKENS',
+  message: 'Insufficient tokens. Need 2 tokens but only have 1',
+  details: { balance: 1, cost: 2 },
+};
 
 const session = fakeSession();
 const input = { session, balance: 50 } as unknown as GenerationInputs;
@@ -71,14 +85,16 @@ const copies: string[] = [];
 const logged: string[] = [];
 
 const ctx = (s: AnyMachineSnapshot) => s.context as GenerationContext;
+/** Which rule or failure, not the figures in it: balances 0 and 1 fail the same way. */
+const kind = (p: Problem | null) => (p ? `${p.code}:${JSON.stringify(p.details?.rule ?? '')}` : null);
 // The classes the rules depend on: blank prompt, bad seed, enough tokens, a last seed, the error.
 const features = (c: GenerationContext) => ({
   blank: c.form.prompt.trim() === '',
   seedBad: c.form.seed !== '' && !/^\d+$/.test(c.form.seed),
   funds: c.balance >= 2,
   hasLastSeed: c.lastSeed !== null,
-  problem: formProblem(c),
-  error: c.error,
+  problem: kind(formProblem(c)),
+  error: kind(c.error),
 });
 
 describeModel('generation', {
@@ -116,6 +132,7 @@ describeModel('generation', {
       ...(snapshot.matches({ generator: 'generating' }) ? [{ type: 'TICK' }] : []),
       ...doneOf(snapshot, 'generate', reply),
       ...errorOf(snapshot, 'generate', new Error('Ultra generation failed')),
+      ...errorOf(snapshot, 'generate', refusal),
       ...doneOf(snapshot, 'loadRecent', [image(1), image(2)]),
       ...errorOf(snapshot, 'loadRecent', new Error('offline')),
     ];
@@ -158,12 +175,19 @@ describeModel('generation', {
       expect(sent.endpoint).toBe('/api/stability/text-to-image');
     }
     if (event.type === 'SUBMIT' && snapshot.matches({ generator: 'error' })) {
-      expect(context.error).toBe(formProblem(context));
+      expect(context.error).toEqual(formProblem(context));
     }
     if (event.type.includes('generator.generating') && event.type.startsWith('xstate.done.actor')) {
       expect(context.current?.id).toBe(100);
       expect(context.recent[0]?.id).toBe(100);
       expect(context.recent.length).toBeLessThanOrEqual(6);
+    }
+    // A refusal states the balance: the form takes it (and so does the session).
+    if (
+      event.type.startsWith('xstate.error.actor.0.generation.generator') &&
+      context.error?.code === 'INSUFFICIENT_TOKENS'
+    ) {
+      expect(context.balance).toBe(1);
     }
     if (event.type === 'DOWNLOAD') expect(downloads.at(-1)).toBe(1);
     if (event.type === 'COPY_PROMPT') expect(copies.at(-1)).toBe('A red fox');
@@ -195,7 +219,7 @@ describe('generation rules through the machine', () => {
     const set = (field: string, value: string) => actor.send({ type: 'FIELD.CHANGE', field: field as never, value });
     const submit = () => {
       actor.send({ type: 'SUBMIT' });
-      return actor.getSnapshot().context.error;
+      return actor.getSnapshot().context.error?.message;
     };
     set('model', 'sd3');
     set('aspectRatio', '');
@@ -211,6 +235,11 @@ describe('generation rules through the machine', () => {
     expect(submit()).toBe(generationMessages.seedInvalid);
     set('seed', '4294967295');
     expect(submit()).toBe('Insufficient tokens. Need 12 tokens but only have 1');
+    // The wording comes from i18n by code, with the values filled in.
+    expect(actor.getSnapshot().context.error).toMatchObject({
+      code: 'INSUFFICIENT_TOKENS',
+      details: { cost: 12, balance: 1 },
+    });
     actor.send({ type: 'BALANCE.SYNC', balance: 12 });
     expect(submit()).toBe(generationMessages.aspectRatioRequired);
     set('aspectRatio', '9:21');
@@ -244,14 +273,44 @@ describe('generation rules through the machine', () => {
     expect(actor.getSnapshot().context.form.seed).toBe('77');
   });
 
-  it('shows the error message, or SPEC fallback when there is none', async () => {
-    const failing = start({ prompt: 'x' }, () => Promise.reject(new Error('Core generation failed')));
+  it("keeps the server's code and text, or SPEC's fallback when the failure says nothing", async () => {
+    const failing = start({ prompt: 'x' }, () =>
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the real actors reject with Problem values (src/api)
+      Promise.reject({ code: 'PROVIDER_ERROR', message: 'Core generation failed' }),
+    );
     failing.send({ type: 'SUBMIT' });
     await waitFor(failing, (s) => s.matches({ generator: 'error' }));
-    expect(failing.getSnapshot().context.error).toBe('Core generation failed');
+    expect(failing.getSnapshot().context.error).toEqual({ code: 'PROVIDER_ERROR', message: 'Core generation failed' });
     const silent = start({ prompt: 'x' }, () => Promise.reject(new Error('')));
     silent.send({ type: 'SUBMIT' });
     await waitFor(silent, (s) => s.matches({ generator: 'error' }));
-    expect(silent.getSnapshot().context.error).toBe('Generation failed. Please try again.');
+    expect(silent.getSnapshot().context.error?.message).toBe('Generation failed. Please try again.');
+  });
+
+  it('a refused charge brings the session and the form to the balance the server stated', async () => {
+    const own = fakeSession();
+    const actor = start({ session: own as never, prompt: 'A red fox', balance: 50 }, () =>
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the real actors reject with Problem values (src/api)
+      Promise.reject(refusal),
+    );
+    actor.send({ type: 'SUBMIT' });
+    await waitFor(actor, (s) => s.matches({ generator: 'error' }));
+    expect(own.getSnapshot().context.balances).toEqual([1]);
+    expect(actor.getSnapshot().context.balance).toBe(1);
+    // Generate is disabled now: the balance no longer covers the model.
+    expect(canSubmit(actor.getSnapshot().context)).toBe(false);
+  });
+
+  it("a charged reply brings the session to the server's figure when the reply states it", async () => {
+    const own = fakeSession();
+    const actor = start({ session: own as never, prompt: 'A red fox', balance: 50 }, async () => ({
+      ...reply,
+      balanceAfter: 31,
+    }));
+    actor.send({ type: 'SUBMIT' });
+    await waitFor(actor, (s) => s.matches({ generator: 'result' }));
+    expect(own.getSnapshot().context.balances).toEqual([31]);
+    expect(own.getSnapshot().context.charged).toEqual([]);
+    expect(actor.getSnapshot().context.balance).toBe(31);
   });
 });

@@ -1,3 +1,4 @@
+import { chatErrorMessages } from '../../domain/chat';
 import type { chatRu } from './chat.ru';
 
 /** Texts of the chat feature, English: the same keys as Russian. */
@@ -40,13 +41,17 @@ export const chatEn: typeof chatRu = {
     assistant: 'Assistant',
   },
   input: {
+    label: 'Message to the AI',
     placeholder: 'Type a message…',
     send: 'Send',
     stop: 'Stop',
     enterToSend: 'Enter to send',
     shiftEnter: 'Shift+Enter for a new line',
     model: 'Model',
-    contextLimit: 'Context: {{count}} tokens',
+    contextLimit_one: 'Context: {{count}} token',
+    contextLimit_few: 'Context: {{count}} tokens',
+    contextLimit_many: 'Context: {{count}} tokens',
+    contextLimit_other: 'Context: {{count}} tokens',
     settings: 'Chat settings',
     noModel: 'No model selected',
   },
@@ -61,15 +66,37 @@ export const chatEn: typeof chatRu = {
     close: 'Close',
   },
   errors: {
-    'Failed to load available models': 'Failed to load available models',
-    'Failed to load conversations': 'Failed to load conversations',
-    'Failed to create conversation': 'Failed to create conversation',
-    'Failed to load conversation': 'Failed to load conversation',
-    'Failed to delete conversation': 'Failed to delete conversation',
-    'No model selected. Please select a model in settings.': 'No model selected. Please select a model in settings.',
-    'Failed to create or load conversation': 'Failed to create or load conversation',
-    'Failed to send message': 'Failed to send message',
-    'Something went wrong :(': 'Something went wrong :(',
-    'No response body reader': 'No response body reader',
+    // SPEC's texts live in src/domain/chat.ts; the English wording is exactly theirs.
+    loadModels: chatErrorMessages.loadModels,
+    loadConversations: chatErrorMessages.loadConversations,
+    createConversation: chatErrorMessages.createConversation,
+    loadConversation: chatErrorMessages.loadConversation,
+    deleteConversation: chatErrorMessages.deleteConversation,
+    noModelSelected: chatErrorMessages.noModelSelected,
+    createOrLoadConversation: chatErrorMessages.createOrLoadConversation,
+    sendMessage: chatErrorMessages.sendMessage,
+    streamErrorFallback: chatErrorMessages.streamErrorFallback,
+    noResponseBody: chatErrorMessages.noResponseBody,
+    CHAT_AUTH: 'The language model service refused access.',
+    CHAT_RATE_LIMIT: 'The language model service is busy. Please try again later.',
+    CHAT_UPSTREAM: 'The language model service failed to answer. Please try again later.',
+    CHAT_TIMEOUT: 'The language model service did not answer in time. Please try again later.',
+    CHAT_BAD_REQUEST: 'The language model service rejected the request.',
+    CHAT_NETWORK: 'Could not reach the language model service. Please try again later.',
+    CHAT_STREAM: 'The language model service failed while answering.',
+  },
+  failed: {
+    notSent: 'Not sent',
+    retry: 'Retry',
+  },
+  lists: {
+    retry: 'Retry',
+  },
+  lowBalance: 'Not enough tokens to pay for a reply.',
+  models: {
+    'offline-assistant': {
+      name: 'Offline assistant',
+      description: 'Scripted replies that run without any account: shows streaming and billing.',
+    },
   },
 };

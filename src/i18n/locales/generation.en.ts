@@ -1,3 +1,4 @@
+import { generationMessages, IMAGE_MODELS } from '../../domain/images';
 import type { generationRu } from './generation.ru';
 
 /** Texts of the generation feature, English: the same keys as Russian. */
@@ -27,6 +28,10 @@ export const generationEn: typeof generationRu = {
     generate_other: 'Generate · {{count}} tokens',
     generating: 'Generating…',
     balance: 'Your balance: {{count}}',
+    lowBalance_one: 'Not enough tokens: this model costs {{count}} token and your balance is {{balance}}.',
+    lowBalance_few: 'Not enough tokens: this model costs {{count}} tokens and your balance is {{balance}}.',
+    lowBalance_many: 'Not enough tokens: this model costs {{count}} tokens and your balance is {{balance}}.',
+    lowBalance_other: 'Not enough tokens: this model costs {{count}} tokens and your balance is {{balance}}.',
   },
   models: {
     original: { name: 'Original SD XL', description: 'Fast and cheap, nine sizes, WebP supported' },
@@ -143,6 +148,7 @@ export const generationEn: typeof generationRu = {
     model: 'Model',
     style: 'Style',
     finishReason: 'Finish reason',
+    finishReasons: { SUCCESS: 'Success', CONTENT_FILTERED: 'Content filtered', ERROR: 'Error' },
     download: 'Download',
     copyPrompt: 'Copy Prompt',
     copied: 'Prompt copied',
@@ -170,20 +176,22 @@ export const generationEn: typeof generationRu = {
     noStyle: 'None',
   },
   errors: {
-    'Prompt is required': 'Prompt is required',
-    'Prompt must be less than 2000 characters': 'Prompt must be less than 2000 characters',
-    'Negative prompt must be less than 2000 characters': 'Negative prompt must be less than 2000 characters',
-    'Seed must be a number between 0 and 4294967295': 'Seed must be a number between 0 and 4294967295',
-    'Image size is required': 'Image size is required',
-    'Aspect ratio is required': 'Aspect ratio is required',
-    'Model variant is required for SD3': 'Model variant is required for SD3',
-    'Generation failed': 'Generation failed',
-    'Ultra generation failed': 'Ultra generation failed',
-    'Core generation failed': 'Core generation failed',
-    'SD3 generation failed': 'SD3 generation failed',
-    'Generation failed. Please try again.': 'Generation failed. Please try again.',
-    'The request was blocked by the content filter': 'The request was blocked by the content filter',
-    insufficient: 'Insufficient tokens. Need {{cost}} tokens but only have {{balance}}',
-    unknownModel: 'Unknown model: {{model}}',
+    // SPEC's texts live in src/domain/images.ts; the English wording is exactly theirs.
+    promptRequired: generationMessages.promptRequired,
+    promptTooLong: generationMessages.promptTooLong,
+    negativePromptTooLong: generationMessages.negativePromptTooLong,
+    seedInvalid: generationMessages.seedInvalid,
+    sizeRequired: generationMessages.sizeRequired,
+    aspectRatioRequired: generationMessages.aspectRatioRequired,
+    variantRequired: generationMessages.variantRequired,
+    sizeInvalid: generationMessages.sizeInvalid,
+    aspectRatioInvalid: generationMessages.aspectRatioInvalid,
+    variantInvalid: generationMessages.variantInvalid,
+    stylePresetInvalid: generationMessages.stylePresetInvalid,
+    dashboardFallback: generationMessages.dashboardFallback,
+    failed_original: IMAGE_MODELS.original.failureMessage,
+    failed_ultra: IMAGE_MODELS.ultra.failureMessage,
+    failed_core: IMAGE_MODELS.core.failureMessage,
+    failed_sd3: IMAGE_MODELS.sd3.failureMessage,
   },
 };

@@ -5,16 +5,15 @@ import {
   type PaymentHistoryItem,
   type Plan,
 } from '../../domain/billing';
+import { messageText } from '../../api/error-text';
 import { i18next, resources, storedLanguage } from '../../i18n';
 
 const t = i18next.t;
 
 /** SPEC's English messages in the chosen language; an unknown text is shown as it came. */
 export function translateBillingError(message: string): string {
-  const language = storedLanguage();
-  const own: Record<string, string> = resources[language].billing.errors;
-  const common: Record<string, string> = resources[language].common.errors;
-  return own[message] ?? common[message] ?? message;
+  const own: Record<string, string> = resources[storedLanguage()].billing.errors;
+  return own[message] ?? messageText(message, 'billing');
 }
 
 /** "70.00" as the language writes it: 70.00 in English, 70,00 in Russian. */

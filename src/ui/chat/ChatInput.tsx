@@ -1,6 +1,9 @@
-import { Send, Settings, Square } from 'lucide-react';
+import { Link } from '@tanstack/react-router';
+import { AlertCircle, RotateCw, Send, Settings, Square } from 'lucide-react';
 import { useLayoutEffect, useRef } from 'react';
+import { errorText } from '../../api/error-text';
 import { CHAT_INPUT_MAX_HEIGHT_PX } from '../../domain/chat';
+import type { Problem } from '../../domain/errors';
 import { i18next } from '../../i18n';
 
 const t = i18next.t;
@@ -10,17 +13,25 @@ export function ChatInput({
   disabled,
   streaming,
   modelName,
+  modelsFailure = null,
+  lowBalance = false,
   contextTokensLimit,
   onDraft,
   onSend,
   onStop,
   onSettings,
+  onRetryModels,
 }: {
   draft: string;
   disabled: boolean;
   streaming: boolean;
   modelName: string | undefined;
+  /** The model list failed to load: said in the config bar, with Retry. */
+  modelsFailure?: Problem | null;
+  /** The balance cannot pay for any reply: Send is disabled and says why. */
+  lowBalance?: boolean;
   contextTokensLimit: number;
+  onRetryModels?: () => void;
   onDraft: (text: string) => void;
   onSend: () => void;
   onStop: () => void;
@@ -34,14 +45,29 @@ export function ChatInput({
     el.style.height = 'auto';
     el.style.height = `${Math.min(el.scrollHeight, CHAT_INPUT_MAX_HEIGHT_PX)}px`;
   }, [draft]);
-  const canSend = !disabled && draft.trim() !== '';
+  const canSend = !disabled && !lowBalance && draft.trim() !== '';
   return (
     <div className="border-t border-slate-200 bg-white p-3">
-      <div className="mb-2 flex items-center gap-3 text-xs text-slate-500" data-testid="config-bar">
-        <span>
-          {t('chat:input.model')}:{' '}
-          <span className="font-medium text-slate-700">{modelName ?? t('chat:input.noModel')}</span>
-        </span>
+      <div className="mb-2 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-600" data-testid="config-bar">
+        {modelsFailure ? (
+          <span role="alert" className="flex items-center gap-1 text-red-700" data-testid="models-failed">
+            <AlertCircle className="h-4 w-4" aria-hidden />
+            {errorText(modelsFailure, 'chat')}
+            <button
+              type="button"
+              onClick={onRetryModels}
+              data-testid="models-retry"
+              className="ml-1 flex items-center gap-1 rounded border border-red-200 px-2 py-0.5 font-medium hover:bg-red-50"
+            >
+              <RotateCw className="h-3 w-3" aria-hidden /> {t('chat:lists.retry')}
+            </button>
+          </span>
+        ) : (
+          <span>
+            {t('chat:input.model')}:{' '}
+            <span className="font-medium text-slate-800">{modelName ?? t('chat:input.noModel')}</span>
+          </span>
+        )}
         <span>{t('chat:input.contextLimit', { count: contextTokensLimit })}</span>
         <button
           type="button"
@@ -54,12 +80,17 @@ export function ChatInput({
         </button>
       </div>
       <div className="flex items-end gap-2">
+        <label htmlFor="chat-input" className="sr-only">
+          {t('chat:input.label')}
+        </label>
         <textarea
           ref={ref}
+          id="chat-input"
           rows={1}
           value={draft}
           disabled={disabled}
           placeholder={t('chat:input.placeholder')}
+          aria-describedby={lowBalance ? 'chat-low-balance' : 'chat-hints'}
           data-testid="chat-input"
           onChange={(e) => onDraft(e.target.value)}
           onKeyDown={(e) => {
@@ -86,6 +117,7 @@ export function ChatInput({
             onClick={onSend}
             disabled={!canSend}
             aria-label={t('chat:input.send')}
+            aria-describedby={lowBalance ? 'chat-low-balance' : undefined}
             data-testid="chat-send"
             className="rounded-xl bg-indigo-600 p-2.5 text-white hover:bg-indigo-700 disabled:cursor-not-allowed disabled:opacity-40"
           >
@@ -93,7 +125,19 @@ export function ChatInput({
           </button>
         )}
       </div>
-      <p className="mt-1 text-xs text-slate-500">
+      {lowBalance && (
+        <p
+          id="chat-low-balance"
+          data-testid="low-balance"
+          className="mt-2 rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900 ring-1 ring-amber-200"
+        >
+          {t('chat:lowBalance')}{' '}
+          <Link to="/billing" className="font-semibold text-indigo-700 underline">
+            {t('lowBalance.addTokens')}
+          </Link>
+        </p>
+      )}
+      <p id="chat-hints" className="mt-1 text-xs text-slate-600">
         {t('chat:input.enterToSend')} · {t('chat:input.shiftEnter')}
       </p>
     </div>

@@ -1,7 +1,7 @@
-import { useNavigate, useParams } from '@tanstack/react-router';
+import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import { Dialog } from 'radix-ui';
-import { MessageSquarePlus, PanelLeft, SearchX } from 'lucide-react';
+import { ArrowLeft, MessageSquarePlus, PanelLeft, SearchX } from 'lucide-react';
 import { useEffect, useMemo } from 'react';
 import {
   liveChatSendMachine,
@@ -9,27 +9,19 @@ import {
   liveConversationRoutingMachine,
   storedModel,
 } from '../../api/chat';
+import { errorText } from '../../api/error-text';
+import { cannotPayAnyReply } from '../../domain/chat';
 import type { Message } from '../../domain/conversation';
-import { i18next, resources, storedLanguage } from '../../i18n';
+import { i18next } from '../../i18n';
 import { useAppActors, useLiveActor } from '../app-context';
 import { Spinner } from '../common/Spinner';
 import { ChatInput } from './ChatInput';
 import { MessageList } from './MessageList';
 import { SettingsDialog } from './SettingsDialog';
-import { Sidebar } from './Sidebar';
+import { Sidebar, type ListState } from './Sidebar';
+import { chatModelName, conversationTitle } from './texts';
 
 const t = i18next.t;
-
-/**
- * SPEC 8 texts are looked up as they are (they contain dots, so not as i18next keys);
- * other server texts are shown unchanged.
- */
-function translateError(message: string): string {
-  const language = storedLanguage();
-  const chatTexts: Record<string, string> = resources[language].chat.errors;
-  const commonTexts: Record<string, string> = resources[language].common.errors;
-  return chatTexts[message] ?? commonTexts[message] ?? message;
-}
 
 export function ChatScreen() {
   const { session, toasts } = useAppActors();
@@ -48,7 +40,8 @@ export function ChatScreen() {
               : navigate({ to: '/chat', replace: p.replace }));
           },
           redirectToChat: () => void navigate({ to: '/chat', replace: true }),
-          notifyError: (_, p) => toasts.send({ type: 'TOAST.SHOW', kind: 'error', message: translateError(p.message) }),
+          notifyError: (_, p) =>
+            toasts.send({ type: 'TOAST.SHOW', kind: 'error', message: errorText(p.problem, 'chat') }),
           announceModels: (_, p) =>
             settings.send({ type: 'MODELS.LOADED', ids: Object.keys(p.models.models), defaultId: p.models.default }),
         },
@@ -61,7 +54,8 @@ export function ChatScreen() {
     () =>
       liveChatSendMachine.provide({
         actions: {
-          notifyError: (_, p) => toasts.send({ type: 'TOAST.SHOW', kind: 'error', message: translateError(p.message) }),
+          notifyError: (_, p) =>
+            toasts.send({ type: 'TOAST.SHOW', kind: 'error', message: errorText(p.problem, 'chat') }),
         },
       }),
     [toasts],
@@ -78,10 +72,15 @@ export function ChatScreen() {
   const route = useSelector(routing, (s) => s);
   const send = useSelector(chatSend, (s) => s);
   const conf = useSelector(settings, (s) => s);
+  const balance = useSelector(session, (s) => s.context.user?.tokensAmount ?? 0);
 
   const models = route.context.models;
   const modelList = models ? Object.values(models.models) : [];
-  const modelName = (id: string | null) => (id ? (models?.models[id]?.name ?? id) : undefined);
+  const modelName = (id: string | null) => {
+    if (!id) return undefined;
+    const model = models?.models[id];
+    return model ? chatModelName(model) : id;
+  };
   const current = route.context.current;
   const pending = send.context.pending;
   const busy = !send.matches('idle');
@@ -93,6 +92,24 @@ export function ChatScreen() {
     ? [pending.user, ...(pending.assistant.content !== '' ? [pending.assistant] : [])]
     : [];
   const messages = [...(current?.id === openId ? (current?.messages ?? []) : []), ...pendingMessages];
+  // A message that failed belongs to where it was sent: the open conversation, or /chat.
+  const shownId = route.matches({ ready: { conversation: 'loaded' } }) ? (current?.id ?? null) : null;
+  const failed = send.context.failed?.conversationId === shownId ? send.context.failed : null;
+  const sendFields = () => ({
+    model: conf.context.model,
+    contextTokensLimit: conf.context.contextTokensLimit,
+    conversationId: route.matches({ ready: { conversation: 'loaded' } }) ? (current?.id ?? null) : null,
+    disabled: busy || loadingConversation,
+    balance,
+    sentAt: new Date().toISOString(),
+  });
+  const modelsFailure = route.matches({ ready: { modelList: 'failed' } }) ? route.context.failures.models : null;
+  let list: ListState = { kind: 'loaded' };
+  if (route.matches({ ready: { conversationList: 'loading' } })) list = { kind: 'loading' };
+  const listFailure = route.context.failures.conversations;
+  if (route.matches({ ready: { conversationList: 'failed' } }) && listFailure) {
+    list = { kind: 'failed', problem: listFailure };
+  }
 
   const input = (
     <ChatInput
@@ -100,18 +117,12 @@ export function ChatScreen() {
       disabled={busy || loadingConversation}
       streaming={streaming}
       modelName={modelName(conf.context.model)}
+      modelsFailure={modelsFailure}
+      lowBalance={cannotPayAnyReply(balance)}
       contextTokensLimit={conf.context.contextTokensLimit}
       onDraft={(text) => chatSend.send({ type: 'DRAFT.CHANGE', text })}
-      onSend={() =>
-        chatSend.send({
-          type: 'SEND',
-          model: conf.context.model,
-          contextTokensLimit: conf.context.contextTokensLimit,
-          conversationId: route.matches({ ready: { conversation: 'loaded' } }) ? (current?.id ?? null) : null,
-          disabled: busy || loadingConversation,
-          sentAt: new Date().toISOString(),
-        })
-      }
+      onSend={() => chatSend.send({ type: 'SEND', ...sendFields() })}
+      onRetryModels={() => routing.send({ type: 'MODELS.RETRY' })}
       onStop={() => chatSend.send({ type: 'STOP' })}
       onSettings={() => settings.send({ type: 'SETTINGS.OPEN' })}
     />
@@ -135,10 +146,17 @@ export function ChatScreen() {
       >
         <SearchX className="h-10 w-10 text-slate-300" aria-hidden />
         <h2 className="text-lg font-semibold">{t('chat:notFound.title')}</h2>
-        <p className="text-sm text-slate-500">{t('chat:notFound.text')}</p>
+        <p className="text-sm text-slate-600">{t('chat:notFound.text')}</p>
+        <Link
+          to="/chat"
+          data-testid="back-to-conversations"
+          className="mt-2 flex items-center gap-2 rounded-lg bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-700"
+        >
+          <ArrowLeft className="h-4 w-4" aria-hidden /> {t('chat:notFound.back')}
+        </Link>
       </div>
     );
-  } else if (route.matches({ ready: { conversation: 'none' } }) && pendingMessages.length === 0) {
+  } else if (route.matches({ ready: { conversation: 'none' } }) && pendingMessages.length === 0 && !failed) {
     main = (
       <>
         <div
@@ -147,7 +165,7 @@ export function ChatScreen() {
         >
           <MessageSquarePlus className="h-12 w-12 text-indigo-300" aria-hidden />
           <h2 className="text-xl font-semibold">{t('chat:empty.title')}</h2>
-          <p className="max-w-md text-slate-500">{t('chat:empty.text')}</p>
+          <p className="max-w-md text-slate-600">{t('chat:empty.text')}</p>
         </div>
         {input}
       </>
@@ -160,6 +178,8 @@ export function ChatScreen() {
           streamingId={streaming ? (pending?.assistant.id ?? null) : null}
           sending={busy && !send.matches('stopping')}
           modelName={modelName}
+          failed={failed}
+          onRetry={() => chatSend.send({ type: 'RETRY', ...sendFields() })}
         />
         {input}
       </>
@@ -169,8 +189,10 @@ export function ChatScreen() {
   const sidebar = (inDrawer: boolean) => (
     <Sidebar
       conversations={route.context.conversations}
+      list={list}
       openId={openId}
       onDelete={(id) => routing.send({ type: 'DELETE', id })}
+      onRetry={() => routing.send({ type: 'CONVERSATIONS.RETRY' })}
       inDrawer={inDrawer}
     />
   );
@@ -194,7 +216,9 @@ export function ChatScreen() {
             </Dialog.Portal>
           </Dialog.Root>
           <h1 className="truncate text-lg font-semibold" data-testid="chat-title">
-            {route.matches({ ready: { conversation: 'loaded' } }) && current ? current.title : t('chat:title')}
+            {route.matches({ ready: { conversation: 'loaded' } }) && current
+              ? conversationTitle(current.title)
+              : t('chat:title')}
           </h1>
         </div>
         {main}

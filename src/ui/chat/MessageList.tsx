@@ -1,7 +1,10 @@
-import { MessageSquare } from 'lucide-react';
+import { Link } from '@tanstack/react-router';
+import { AlertCircle, MessageSquare, RotateCw } from 'lucide-react';
 import { useEffect, useRef } from 'react';
+import { errorText } from '../../api/error-text';
 import type { Message } from '../../domain/conversation';
 import { i18next } from '../../i18n';
+import type { FailedSend } from '../../machines/chat-send';
 import { Markdown } from './Markdown';
 
 const t = i18next.t;
@@ -73,6 +76,47 @@ export function SendingDots() {
 }
 
 /**
+ * A message that could not be sent: marked, with why (in the user's language), Retry, and
+ * the way to add tokens when the balance was the reason. Its text is back in the input too.
+ */
+export function FailedMessage({ failed, onRetry }: { failed: FailedSend; onRetry: () => void }) {
+  return (
+    <div className="flex flex-col items-end gap-1" data-testid="failed-message">
+      {!failed.kept && (
+        <div className="max-w-[85%] rounded-2xl rounded-br-sm bg-indigo-600/80 px-4 py-2 text-white shadow-sm ring-2 ring-red-400 md:max-w-[75%]">
+          <p className="break-words whitespace-pre-wrap">{failed.text}</p>
+        </div>
+      )}
+      <div
+        role="alert"
+        className="flex max-w-[85%] flex-col items-end gap-1 text-right text-sm text-red-700 md:max-w-[75%]"
+      >
+        <p>
+          <AlertCircle className="mr-1 inline h-4 w-4 align-[-0.2em]" aria-hidden />
+          {!failed.kept && <span className="font-semibold">{t('chat:failed.notSent')}: </span>}
+          <span data-testid="failed-reason">{errorText(failed.problem, 'chat')}</span>
+        </p>
+        <div className="flex items-center gap-2">
+          {failed.problem.code === 'INSUFFICIENT_TOKENS' && (
+            <Link to="/billing" className="font-semibold text-indigo-700 underline" data-testid="failed-billing">
+              {t('lowBalance.addTokens')}
+            </Link>
+          )}
+          <button
+            type="button"
+            onClick={onRetry}
+            data-testid="chat-retry"
+            className="flex items-center gap-1 rounded-lg border border-red-200 bg-white px-2 py-1 font-medium text-red-700 hover:bg-red-50"
+          >
+            <RotateCw className="h-4 w-4" aria-hidden /> {t('chat:failed.retry')}
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/**
  * SPEC 2 "Message list": bottom on first load, smooth scrolling when a message is added
  * and as streamed text grows.
  */
@@ -81,11 +125,15 @@ export function MessageList({
   streamingId,
   sending,
   modelName,
+  failed = null,
+  onRetry = () => {},
 }: {
   messages: Message[];
   streamingId: number | null;
   sending: boolean;
   modelName: (id: string | null) => string | undefined;
+  failed?: FailedSend | null;
+  onRetry?: () => void;
 }) {
   const endRef = useRef<HTMLDivElement>(null);
   const firstRef = useRef(true);
@@ -93,9 +141,9 @@ export function MessageList({
   useEffect(() => {
     endRef.current?.scrollIntoView({ behavior: firstRef.current ? 'auto' : 'smooth', block: 'end' });
     if (messages.length > 0) firstRef.current = false;
-  }, [messages.length, lastLength]);
+  }, [messages.length, lastLength, failed]);
 
-  if (messages.length === 0 && !sending) {
+  if (messages.length === 0 && !sending && !failed) {
     return (
       <div
         className="flex flex-1 flex-col items-center justify-center gap-2 p-6 text-center text-slate-500"
@@ -113,6 +161,7 @@ export function MessageList({
         <MessageBubble key={m.id} message={m} streaming={m.id === streamingId} modelName={modelName(m.model)} />
       ))}
       {sending && <SendingDots />}
+      {failed && <FailedMessage failed={failed} onRetry={onRetry} />}
       <div ref={endRef} />
     </div>
   );

@@ -9,6 +9,7 @@ import {
   type ChatModel,
 } from '../../domain/chat';
 import { i18next } from '../../i18n';
+import { chatModelDescription, chatModelName } from './texts';
 
 const t = i18next.t;
 
@@ -18,14 +19,14 @@ export function modelLabel(model: ChatModel): string {
   switch (info.kind) {
     case 'per1M':
       return t('chat:settings.per1M', {
-        name: model.name,
+        name: chatModelName(model),
         input: formatCost(info.input),
         output: formatCost(info.output),
       });
     case 'per1K':
-      return t('chat:settings.per1K', { name: model.name, estimate: formatCost(info.estimate) });
+      return t('chat:settings.per1K', { name: chatModelName(model), estimate: formatCost(info.estimate) });
     case 'unknown':
-      return model.name;
+      return chatModelName(model);
   }
 }
 
@@ -74,8 +75,8 @@ export function SettingsDialog({
               </option>
             ))}
           </select>
-          {selected?.description && <p className="mt-1 text-sm text-slate-600">{selected.description}</p>}
-          <Dialog.Description className="mt-1 text-xs text-slate-500">
+          {selected?.description && <p className="mt-1 text-sm text-slate-600">{chatModelDescription(selected)}</p>}
+          <Dialog.Description className="mt-1 text-xs text-slate-600">
             {t('chat:settings.priceNote')}
           </Dialog.Description>
           <label className="mt-4 block text-sm font-medium" htmlFor="chat-context-limit">
@@ -96,7 +97,7 @@ export function SettingsDialog({
             }}
             className="mt-1 w-full rounded-lg border border-slate-300 px-3 py-2"
           />
-          <p className="mt-1 text-xs text-slate-500">{t('chat:settings.contextHint')}</p>
+          <p className="mt-1 text-xs text-slate-600">{t('chat:settings.contextHint')}</p>
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>

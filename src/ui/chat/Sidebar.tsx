@@ -1,10 +1,14 @@
 import { Link } from '@tanstack/react-router';
 import { AlertDialog, Dialog } from 'radix-ui';
 import type { ReactElement } from 'react';
-import { Plus, Trash2 } from 'lucide-react';
+import { AlertCircle, Plus, RotateCw, Trash2 } from 'lucide-react';
+import { errorText } from '../../api/error-text';
 import { relativeDateLabel } from '../../domain/chat';
 import type { ConversationSummary } from '../../domain/conversation';
+import type { Problem } from '../../domain/errors';
 import { i18next } from '../../i18n';
+import { Spinner } from '../common/Spinner';
+import { conversationTitle } from './texts';
 
 const t = i18next.t;
 
@@ -28,7 +32,7 @@ function DeleteButton({ title, onConfirm }: { title: string; onConfirm: () => vo
       <AlertDialog.Trigger
         aria-label={`${t('chat:sidebar.delete')}: ${title}`}
         data-testid="delete-conversation"
-        className="rounded p-1 text-slate-400 opacity-70 hover:bg-red-50 hover:text-red-600 focus:opacity-100 group-hover:opacity-100"
+        className="rounded p-1 text-slate-500 opacity-70 hover:bg-red-50 hover:text-red-600 focus:opacity-100 group-hover:opacity-100"
       >
         <Trash2 className="h-4 w-4" />
       </AlertDialog.Trigger>
@@ -57,15 +61,22 @@ function DeleteButton({ title, onConfirm }: { title: string; onConfirm: () => vo
   );
 }
 
+/** The list as the routing machine has it: loaded, reloading after a failure, or failed. */
+export type ListState = { kind: 'loaded' } | { kind: 'loading' } | { kind: 'failed'; problem: Problem };
+
 export function Sidebar({
   conversations,
+  list = { kind: 'loaded' },
   openId,
   onDelete,
+  onRetry,
   inDrawer = false,
 }: {
   conversations: ConversationSummary[];
+  list?: ListState;
   openId: number | null;
   onDelete: (id: number) => void;
+  onRetry?: () => void;
   /** Shown in the phone's drawer: following a link closes it; deleting keeps it open. */
   inDrawer?: boolean;
 }) {
@@ -76,6 +87,8 @@ export function Sidebar({
         {closing(
           <Link
             to="/chat"
+            // Current only on /chat itself, not while a conversation (/chat/12) is open.
+            activeOptions={{ exact: true }}
             data-testid="new-chat"
             className="flex w-full items-center justify-center gap-2 rounded-lg bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-700"
           >
@@ -84,8 +97,33 @@ export function Sidebar({
         )}
       </div>
       <ul className="flex-1 space-y-1 overflow-y-auto px-2 pb-3" data-testid="conversation-list">
-        {conversations.length === 0 && (
-          <li className="px-2 py-4 text-center text-sm text-slate-500">{t('chat:sidebar.empty')}</li>
+        {list.kind === 'failed' && (
+          <li
+            role="alert"
+            className="mx-1 rounded-lg bg-red-50 p-3 text-sm text-red-800"
+            data-testid="conversations-failed"
+          >
+            <p className="flex items-start gap-2">
+              <AlertCircle className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
+              {errorText(list.problem, 'chat')}
+            </p>
+            <button
+              type="button"
+              onClick={onRetry}
+              data-testid="conversations-retry"
+              className="mt-2 flex items-center gap-1 rounded-lg border border-red-200 bg-white px-3 py-1.5 font-medium text-red-800 hover:bg-red-100"
+            >
+              <RotateCw className="h-4 w-4" aria-hidden /> {t('chat:lists.retry')}
+            </button>
+          </li>
+        )}
+        {list.kind === 'loading' && (
+          <li className="flex justify-center py-4" data-testid="conversations-loading">
+            <Spinner />
+          </li>
+        )}
+        {list.kind === 'loaded' && conversations.length === 0 && (
+          <li className="px-2 py-4 text-center text-sm text-slate-600">{t('chat:sidebar.empty')}</li>
         )}
         {conversations.map((c) => (
           <li
@@ -102,12 +140,12 @@ export function Sidebar({
                 <p
                   className={`truncate text-sm ${c.id === openId ? 'font-semibold text-indigo-700' : 'text-slate-800'}`}
                 >
-                  {c.title}
+                  {conversationTitle(c.title)}
                 </p>
                 <p className="text-xs text-slate-600">{dateLabel(c.updatedAt)}</p>
               </Link>,
             )}
-            <DeleteButton title={c.title} onConfirm={() => onDelete(c.id)} />
+            <DeleteButton title={conversationTitle(c.title)} onConfirm={() => onDelete(c.id)} />
           </li>
         ))}
       </ul>

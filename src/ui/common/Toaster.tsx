@@ -34,7 +34,8 @@ export function Toaster() {
           </Toast.Close>
         </Toast.Root>
       ))}
-      <Toast.Viewport className="fixed right-4 top-4 z-[100] flex w-[min(24rem,calc(100vw-2rem))] flex-col gap-2 outline-none" />
+      {/* Top-right, below the 4rem header: the balance, the menu and logout stay visible and usable. */}
+      <Toast.Viewport className="fixed top-[4.5rem] right-4 z-[100] flex w-[min(24rem,calc(100vw-2rem))] flex-col gap-2 outline-none" />
     </Toast.Provider>
   );
 }

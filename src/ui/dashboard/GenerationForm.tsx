@@ -1,3 +1,4 @@
+import { Link } from '@tanstack/react-router';
 import { useSelector } from '@xstate/react';
 import { Sparkles } from 'lucide-react';
 import {
@@ -12,8 +13,9 @@ import {
 } from '../../domain/images';
 import { textLength } from '../../domain/text';
 import { i18next } from '../../i18n';
-import { canSubmit, type GenerationField } from '../../machines/generation';
-import { styleName, translateError } from './texts';
+import { errorText } from '../../api/error-text';
+import { balanceShort, canSubmit, type GenerationField } from '../../machines/generation';
+import { styleName } from './texts';
 import type { GenerationRef } from './types';
 
 const t = i18next.t;
@@ -44,6 +46,7 @@ export function GenerationForm({ actor }: { actor: GenerationRef }) {
   const model = isImageModelId(form.model) ? IMAGE_MODELS[form.model] : IMAGE_MODELS.original;
   const submittable = !generating && canSubmit({ form, balance });
   const tooLong = textLength(form.prompt) > PROMPT_MAX_LENGTH;
+  const short = !generating && balanceShort({ form, balance });
 
   return (
     <form
@@ -246,20 +249,33 @@ export function GenerationForm({ actor }: { actor: GenerationRef }) {
 
       {error && (
         <p role="alert" data-testid="generation-error" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700">
-          {translateError(error)}
+          {errorText(error, 'generation')}
         </p>
       )}
 
       <button
         type="submit"
         disabled={!submittable}
+        aria-describedby={short ? 'low-balance' : undefined}
         data-testid="generate"
         className="flex w-full items-center justify-center gap-2 rounded-xl bg-indigo-600 px-4 py-3 font-semibold text-white shadow hover:bg-indigo-700 focus:outline-none focus-visible:ring-4 focus-visible:ring-indigo-300 disabled:cursor-not-allowed disabled:bg-slate-300"
       >
         <Sparkles className="h-5 w-5" aria-hidden />
         {generating ? t('generation:form.generating') : t('generation:form.generate', { count: model.cost })}
       </button>
-      <p className="text-center text-xs text-slate-500">{t('generation:form.balance', { count: balance })}</p>
+      {short && (
+        <p
+          id="low-balance"
+          data-testid="low-balance"
+          className="rounded-lg bg-amber-50 px-3 py-2 text-center text-sm text-amber-900 ring-1 ring-amber-200"
+        >
+          {t('generation:form.lowBalance', { count: model.cost, balance })}{' '}
+          <Link to="/billing" className="font-semibold text-indigo-700 underline">
+            {t('lowBalance.addTokens')}
+          </Link>
+        </p>
+      )}
+      <p className="text-center text-xs text-slate-600">{t('generation:form.balance', { count: balance })}</p>
     </form>
   );
 }

@@ -1,19 +1,30 @@
 import { useSelector } from '@xstate/react';
 import { Copy, Download } from 'lucide-react';
+import { useEffect, useRef } from 'react';
 import { IMAGE_MODEL_LIST } from '../../domain/images';
 import { i18next } from '../../i18n';
-import { modelName, styleName } from './texts';
+import { finishReasonText, modelName, styleName } from './texts';
 import type { GenerationRef } from './types';
 
 const t = i18next.t;
 
 export function ResultPanel({ actor }: { actor: GenerationRef }) {
   const image = useSelector(actor, (s) => s.context.current);
+  const ref = useRef<HTMLElement>(null);
+  const imageId = image?.id;
+  // A new result comes into view: on a phone it is below the form, out of sight.
+  useEffect(() => {
+    const panel = ref.current;
+    if (imageId === undefined || !panel) return;
+    const { top } = panel.getBoundingClientRect();
+    if (top < 0 || top > globalThis.innerHeight / 2) panel.scrollIntoView({ behavior: 'smooth', block: 'start' });
+  }, [imageId]);
   return (
     <section
+      ref={ref}
       aria-labelledby="result-title"
       data-testid="result-panel"
-      className="rounded-2xl bg-white p-5 shadow-sm ring-1 ring-slate-200"
+      className="scroll-mt-20 rounded-2xl bg-white p-5 shadow-sm ring-1 ring-slate-200"
     >
       <h2 id="result-title" className="text-lg font-semibold">
         {t('generation:result.title')}
@@ -39,7 +50,7 @@ export function ResultPanel({ actor }: { actor: GenerationRef }) {
               {image.stylePreset ? styleName(image.stylePreset) : modelName(image.model)}
             </dd>
             <dt className="text-slate-500">{t('generation:result.finishReason')}</dt>
-            <dd data-testid="result-finish-reason">{image.finish_reason ?? '—'}</dd>
+            <dd data-testid="result-finish-reason">{finishReasonText(image.finish_reason)}</dd>
           </dl>
           <div className="flex flex-wrap gap-2">
             <button

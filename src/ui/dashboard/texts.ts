@@ -3,20 +3,11 @@ import { i18next } from '../../i18n';
 
 const t = i18next.t;
 
-const INSUFFICIENT = /^Insufficient tokens\. Need (\d+) tokens but only have (\d+)$/;
-const UNKNOWN_MODEL = /^Unknown model: (.*)$/;
-
-/** SPEC's English messages in the chosen language; an unknown text is shown as it came. */
-export function translateError(message: string): string {
-  const insufficient = INSUFFICIENT.exec(message);
-  if (insufficient) return t('generation:errors.insufficient', { cost: insufficient[1], balance: insufficient[2] });
-  const unknown = UNKNOWN_MODEL.exec(message);
-  if (unknown) return t('generation:errors.unknownModel', { model: unknown[1] });
-  const own = i18next.getResource(i18next.language, 'generation', `errors.${message}`) as unknown;
-  if (typeof own === 'string') return own;
-  const common = i18next.getResource(i18next.language, 'common', `errors.${message}`) as unknown;
-  if (typeof common === 'string') return common;
-  return message;
+/** Stability's finish reason in words ("SUCCESS" is "Успешно" in Russian); another value as it came. */
+export function finishReasonText(reason: string | null): string {
+  if (!reason) return '—';
+  const key = `generation:result.finishReasons.${reason.toUpperCase()}`;
+  return i18next.exists(key) ? t(key as 'generation:result.finishReasons.SUCCESS') : reason;
 }
 
 export function modelName(model: string | null): string {

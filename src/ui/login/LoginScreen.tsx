@@ -3,6 +3,7 @@ import { ImageIcon, Palette, Sparkles, Wand2 } from 'lucide-react';
 import { safeRedirectPath } from '../../domain/redirect';
 import { i18next } from '../../i18n';
 import { useAppActors } from '../app-context';
+import { LanguageSwitcher } from '../common/LanguageSwitcher';
 
 const t = i18next.t;
 
@@ -51,16 +52,22 @@ export function LoginScreen({ redirect, error }: { redirect?: string; error?: st
   ] as const;
 
   return (
-    <main className="flex min-h-screen items-center justify-center bg-gradient-to-br from-indigo-50 via-white to-fuchsia-50 p-4">
-      <div className="grid w-full max-w-5xl items-center gap-10 lg:grid-cols-2">
-        <section>
-          <div className="mb-4 flex items-center gap-2 text-indigo-700">
-            <Wand2 className="h-6 w-6" />
-            <span className="text-lg font-semibold">{t('appName')}</span>
+    <main className="relative flex min-h-dvh items-center justify-center bg-gradient-to-br from-indigo-50 via-white to-fuchsia-50 px-4 pt-16 pb-6 lg:py-4">
+      <div className="absolute top-3 right-3">
+        <LanguageSwitcher />
+      </div>
+      {/* On a phone the title and the sign-in come first, so the button is on the first screen. */}
+      <div className="grid w-full max-w-5xl items-center gap-6 lg:grid-cols-2 lg:gap-10">
+        <section className="contents lg:block">
+          <div className="order-1">
+            <div className="mb-3 flex items-center gap-2 text-indigo-700 lg:mb-4">
+              <Wand2 className="h-6 w-6" aria-hidden />
+              <span className="text-lg font-semibold">{t('appName')}</span>
+            </div>
+            <h1 className="text-3xl font-bold tracking-tight text-slate-900 sm:text-5xl">{t('login.title')}</h1>
+            <p className="mt-3 text-base text-slate-600 sm:text-lg lg:mt-4">{t('login.subtitle')}</p>
           </div>
-          <h1 className="text-4xl font-bold tracking-tight text-slate-900 sm:text-5xl">{t('login.title')}</h1>
-          <p className="mt-4 text-lg text-slate-600">{t('login.subtitle')}</p>
-          <ul className="mt-8 grid gap-4 sm:grid-cols-3">
+          <ul className="order-3 grid gap-4 sm:grid-cols-3 lg:mt-8">
             {features.map(({ icon: Icon, key }) => (
               <li key={key} className="rounded-xl bg-white/80 p-4 shadow-sm ring-1 ring-slate-200">
                 <Icon className="h-5 w-5 text-indigo-600" />
@@ -70,7 +77,7 @@ export function LoginScreen({ redirect, error }: { redirect?: string; error?: st
             ))}
           </ul>
         </section>
-        <section className="rounded-2xl bg-white p-8 shadow-xl ring-1 ring-slate-200">
+        <section className="order-2 rounded-2xl bg-white p-6 shadow-xl ring-1 ring-slate-200 sm:p-8">
           {error && (
             <p role="alert" className="mb-4 rounded-lg bg-red-50 px-4 py-3 text-sm text-red-700">
               {error === 'signin_unavailable'
@@ -90,7 +97,7 @@ export function LoginScreen({ redirect, error }: { redirect?: string; error?: st
             <GoogleMark />
             {redirecting ? t('login.redirecting') : t('login.signIn')}
           </button>
-          <div className="my-4 flex items-center gap-3 text-xs uppercase text-slate-500">
+          <div className="my-4 flex items-center gap-3 text-xs text-slate-600 uppercase">
             <span className="h-px flex-1 bg-slate-200" />
             {t('login.or')}
             <span className="h-px flex-1 bg-slate-200" />

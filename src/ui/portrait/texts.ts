@@ -1,4 +1,5 @@
 import { portraitMessages, type PortraitProblem } from '../../domain/portraits';
+import { errorText } from '../../api/error-text';
 import { i18next } from '../../i18n';
 
 const t = i18next.t;
@@ -10,5 +11,7 @@ export function problemText(problem: PortraitProblem): string {
   if (i18next.exists(key, { ns: 'portrait' })) {
     return t(`portrait:${key}` as 'portrait:errors.fallback', { ...problem.details, cost: 12 });
   }
-  return problem.message || t('portrait:errors.fallback');
+  return problem.code === 'PROVIDER_ERROR' && !problem.message
+    ? t('portrait:errors.fallback')
+    : errorText(problem, 'portrait');
 }

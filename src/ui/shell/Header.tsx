@@ -1,48 +1,13 @@
 import { Link } from '@tanstack/react-router';
-import { Dialog, DropdownMenu } from 'radix-ui';
-import { Coins, Globe, LogOut, Menu, Sparkles, X } from 'lucide-react';
+import { Dialog } from 'radix-ui';
+import { Coins, LogOut, Menu, Sparkles, X } from 'lucide-react';
 import { avatarLetter, type User } from '../../domain/user';
-import { i18next, languages, storedLanguage, switchLanguage } from '../../i18n';
+import { i18next } from '../../i18n';
 import { useAppActors } from '../app-context';
+import { LanguageSwitcher } from '../common/LanguageSwitcher';
 import { navTabs } from './nav';
 
 const t = i18next.t;
-
-function LanguageSwitcher() {
-  const current = storedLanguage();
-  return (
-    <DropdownMenu.Root>
-      <DropdownMenu.Trigger
-        aria-label={t('header.language')}
-        data-testid="language-switcher"
-        className="flex items-center gap-1 rounded-lg px-2 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100"
-      >
-        <Globe className="h-4 w-4" />
-        {current.toUpperCase()}
-      </DropdownMenu.Trigger>
-      <DropdownMenu.Portal>
-        <DropdownMenu.Content
-          align="end"
-          sideOffset={6}
-          className="z-50 min-w-36 rounded-lg border bg-white p-1 shadow-lg"
-        >
-          {languages.map((language) => (
-            <DropdownMenu.Item
-              key={language}
-              onSelect={() => switchLanguage(language)}
-              data-testid={`language-${language}`}
-              className={`cursor-pointer rounded px-3 py-2 text-sm outline-none data-[highlighted]:bg-indigo-50 ${
-                language === current ? 'font-semibold text-indigo-700' : ''
-              }`}
-            >
-              {t(`languages.${language}`)}
-            </DropdownMenu.Item>
-          ))}
-        </DropdownMenu.Content>
-      </DropdownMenu.Portal>
-    </DropdownMenu.Root>
-  );
-}
 
 function Balance({ user }: { user: User }) {
   return (

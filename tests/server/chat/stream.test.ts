@@ -182,6 +182,10 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
     expect(result.raw.endsWith(SSE_DONE)).toBe(true);
     expect(await balanceOf(app, anna.id)).toBe(before);
     expect(await lastRequestOf(app, anna.id)).toMatchObject({ status: 'FAILED', charged: 0 });
+    // Nothing of the failed turn stays: the browser offers the message again (Retry), and
+    // sending it again does not store it twice.
+    const saved = await app.database.db.select().from(messages).where(eq(messages.conversationId, id));
+    expect(saved).toEqual([]);
   });
 
   it('tells the user the service is busy on a 429', async () => {
@@ -297,13 +301,39 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
     const response = await post(app, poor, `/llm/conversations/${id}/stream`, body('Hello?'));
     expect(response.status).toBe(402);
     expect(response.headers.get('content-type')).toContain('application/json');
-    const json = (await response.json()) as { code: string; message: string };
+    const json = (await response.json()) as { code: string; message: string; details: Record<string, number> };
     expect(json.code).toBe('INSUFFICIENT_TOKENS');
     expect(json.message).toMatch(/^Insufficient tokens\. Need \d+ tokens but only have 1$/);
+    // The values the browser words it with, the current balance among them.
+    expect(json.details.balance).toBe(1);
+    expect(json.details.cost).toBeGreaterThan(1);
     expect(await balanceOf(app, poor.id)).toBe(1);
     const rows = await app.database.db.select().from(chatRequests).where(eq(chatRequests.userId, poor.id));
     expect(rows).toHaveLength(0);
     await expectLedgerConsistent(app, poor.id);
+  });
+
+  it('refuses to create a conversation for a first message the balance cannot pay any reply for', async () => {
+    const broke = await signInPerson(app, `broke-${kind.name}@example.com`);
+    await app.services.ledger.charge(
+      { userId: broke.id, amount: 49, reason: 'generation_charge', idempotencyKey: `broke-${kind.name}` },
+      () => 'x',
+    );
+    const refused = await post(app, broke, '/llm/conversations', { title: 'New Chat', ...body('Hello?') });
+    expect(refused.status).toBe(402);
+    const json = (await refused.json()) as { code: string; details: Record<string, number> };
+    expect(json.code).toBe('INSUFFICIENT_TOKENS');
+    expect(json.details.balance).toBe(1);
+    expect(json.details.cost).toBeGreaterThan(1);
+    // Nothing was created or stored.
+    const list = await step(broke.jar, `${app.url}/llm/conversations`);
+    expect(((await list.json()) as { data: unknown[] }).data).toEqual([]);
+    // A first message that the balance covers is created as before; so is one without a message.
+    const rich = await signInPerson(app, `rich-${kind.name}@example.com`, 1000);
+    const created = await post(app, rich, '/llm/conversations', { title: 'New Chat', ...body('Hello?') });
+    expect(created.status).toBe(201);
+    expect(((await created.json()) as { data: { title: string } }).data.title).toBe('New Chat');
+    expect((await post(app, broke, '/llm/conversations', { title: 'Plain' })).status).toBe(201);
   });
 
   it('lowers the reply limit to what the balance covers instead of refusing', async () => {

@@ -72,7 +72,12 @@ describe.each(testDatabases())('image generation against Stability on $name', (k
         const { status, body } = await postJson(app, user, IMAGE_MODELS[model].endpoint, bodies[model]);
         expect(status, JSON.stringify(body)).toBe(200);
         expected -= IMAGE_MODELS[model].cost;
-        expect(body).toMatchObject({ success: true, tokens: { charged: IMAGE_MODELS[model].cost } });
+        // The reply states the balance after the charge, so the header shows the server's figure.
+        expect(body).toMatchObject({
+          success: true,
+          tokens: { charged: IMAGE_MODELS[model].cost },
+          balanceAfter: expected,
+        });
         expect(typeof body.message).toBe('string');
         const image = body.data as Record<string, unknown>;
         expect(Object.keys(image).sort()).toEqual(

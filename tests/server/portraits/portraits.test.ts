@@ -72,7 +72,12 @@ describe.each(testDatabases())('portraits on $name (offline engine)', (kind) => 
       files: [{ bytes: photo, name: 'me.jpg' }],
     });
     expect(status, JSON.stringify(body)).toBe(200);
-    expect(body).toMatchObject({ success: true, tokens: { charged: 12 }, message: 'Portrait generated successfully' });
+    expect(body).toMatchObject({
+      success: true,
+      tokens: { charged: 12 },
+      balanceAfter: 38,
+      message: 'Portrait generated successfully',
+    });
     const data = body.data as { id: number; url: string; prompt: string };
     expect(Object.keys(data).sort()).toEqual(['id', 'prompt', 'url']);
     expect(data.prompt).toBe(PROMPT);
