@@ -7,10 +7,13 @@ beforeAll(async () => {
   await initI18n('ru');
   // The highlighter is its own lazily loaded chunk: until it has loaded a block shows its
   // code unhighlighted. Load it once, so every render below draws it at once.
+  await import('../../src/ui/chat/CodeBlock');
   render(<MessageBubble message={reply('```ts\nconst x = 1;\n```')} streaming />);
-  await screen.findAllByText((_, element) => element?.getAttribute('style')?.includes('color') ?? false);
+  await screen.findAllByText((_, element) => element?.getAttribute('style')?.includes('color') ?? false, undefined, {
+    timeout: 20_000,
+  });
   cleanup();
-});
+}, 30_000);
 afterEach(cleanup);
 
 const reply = (content: string) => ({
