@@ -202,14 +202,14 @@ describe('chat-send: what the user typed is never lost', () => {
       else sendBack({ type: 'STREAM.COMPLETE', tokensUsed: 3, balanceAfter: 0 });
     });
     actor.send({ type: 'DRAFT.CHANGE', text: '  What is a monad?  ' });
-    actor.send({ type: 'SEND', ...fields(5) } as ChatSendEvent);
+    actor.send({ type: 'SEND', ...fields(5) });
     await waitFor(actor, (s) => s.matches('idle') && s.context.failed !== null);
     expect(actor.getSnapshot().context.draft).toBe('What is a monad?');
     expect(actor.getSnapshot().context.failed).toMatchObject({ text: 'What is a monad?', kept: false });
     expect(events).toContainEqual({ type: 'BALANCE.CHANGED', balance: 1 });
     // The user edits the input meanwhile; Retry still sends the failed text.
     actor.send({ type: 'DRAFT.CHANGE', text: 'something else' });
-    actor.send({ type: 'RETRY', ...fields(5) } as ChatSendEvent);
+    actor.send({ type: 'RETRY', ...fields(5) });
     await waitFor(actor, (s) => s.matches('idle') && s.context.failed === null);
     expect(attempts).toBe(2);
     expect(events.at(-1)).toEqual({ type: 'BALANCE.CHANGED', balance: 0 });
@@ -218,7 +218,7 @@ describe('chat-send: what the user typed is never lost', () => {
   it('a first message with no balance at all sends nothing and creates nothing', () => {
     const { actor } = start(() => {});
     actor.send({ type: 'DRAFT.CHANGE', text: 'Hello' });
-    actor.send({ type: 'SEND', ...fields(null, { balance: 0 }) } as ChatSendEvent);
+    actor.send({ type: 'SEND', ...fields(null, { balance: 0 }) });
     expect(actor.getSnapshot().matches('idle')).toBe(true);
     expect(actor.getSnapshot().context.draft).toBe('Hello');
     expect(actor.getSnapshot().context.pending).toBeNull();

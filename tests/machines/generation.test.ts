@@ -71,12 +71,15 @@ function fakeSession() {
   ).start();
 }
 
+/** An API failure as src/api throws it: an Error with the code and the values. */
+const apiError = (code: string, message: string, details?: Record<string, unknown>) =>
+  Object.assign(new Error(message), { code, ...(details ? { details } : {}) });
+
 /** A refused charge as the API reports it: the code, SPEC's text, the balance and the cost. */
-const refusal = {
-  code: 'INSUFFICIENT_TOKENS',
-  message: 'Insufficient tokens. Need 2 tokens but only have 1',
-  details: { balance: 1, cost: 2 },
-};
+const refusal = apiError('INSUFFICIENT_TOKENS', 'Insufficient tokens. Need 2 tokens but only have 1', {
+  balance: 1,
+  cost: 2,
+});
 
 const session = fakeSession();
 const input = { session, balance: 50 } as unknown as GenerationInputs;
@@ -86,7 +89,10 @@ const logged: string[] = [];
 
 const ctx = (s: AnyMachineSnapshot) => s.context as GenerationContext;
 /** Which rule or failure, not the figures in it: balances 0 and 1 fail the same way. */
-const kind = (p: Problem | null) => (p ? `${p.code}:${String(p.details?.rule ?? '')}` : null);
+const kind = (p: Problem | null) => {
+  const rule = p?.details?.rule;
+  return p ? `${p.code}:${typeof rule === 'string' ? rule : ''}` : null;
+};
 // The classes the rules depend on: blank prompt, bad seed, enough tokens, a last seed, the error.
 const features = (c: GenerationContext) => ({
   blank: c.form.prompt.trim() === '',
@@ -274,9 +280,7 @@ describe('generation rules through the machine', () => {
   });
 
   it("keeps the server's code and text, or SPEC's fallback when the failure says nothing", async () => {
-    const failing = start({ prompt: 'x' }, () =>
-      Promise.reject({ code: 'PROVIDER_ERROR', message: 'Core generation failed' }),
-    );
+    const failing = start({ prompt: 'x' }, () => Promise.reject(apiError('PROVIDER_ERROR', 'Core generation failed')));
     failing.send({ type: 'SUBMIT' });
     await waitFor(failing, (s) => s.matches({ generator: 'error' }));
     expect(failing.getSnapshot().context.error).toEqual({ code: 'PROVIDER_ERROR', message: 'Core generation failed' });
