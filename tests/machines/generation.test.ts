@@ -71,15 +71,12 @@ function fakeSession() {
   ).start();
 }
 
-/** An API failure as src/api throws it: an Error with the code and the values. */
-const apiError = (code: string, message: string, details?: Record<string, unknown>) =>
-  Object.assign(new Error(message), { code, ...(details ? { details } : {}) });
-
 /** A refused charge as the API reports it: the code, SPEC's text, the balance and the cost. */
-const refusal = apiError('INSUFFICIENT_TOKENS', 'Insufficient tokens. Need 2 tokens but only have 1', {
-  balance: 1,
-  cost: 2,
-});
+const refusal = {
+  code: 'INSUFFICIENT_TOKENS',
+  message: 'Insufficient tokens. Need 2 tokens but only have 1',
+  details: { balance: 1, cost: 2 },
+};
 
 const session = fakeSession();
 const input = { session, balance: 50 } as unknown as GenerationInputs;
@@ -89,10 +86,7 @@ const logged: string[] = [];
 
 const ctx = (s: AnyMachineSnapshot) => s.context as GenerationContext;
 /** Which rule or failure, not the figures in it: balances 0 and 1 fail the same way. */
-const kind = (p: Problem | null) => {
-  const rule = p?.details?.rule;
-  return p ? `${p.code}:${typeof rule === 'string' ? rule : ''}` : null;
-};
+const kind = (p: Problem | null) => (p ? `${p.code}:${JSON.stringify(p.details?.rule ?? '')}` : null);
 // The classes the rules depend on: blank prompt, bad seed, enough tokens, a last seed, the error.
 const features = (c: GenerationContext) => ({
   blank: c.form.prompt.trim() === '',
@@ -280,7 +274,10 @@ describe('generation rules through the machine', () => {
   });
 
   it("keeps the server's code and text, or SPEC's fallback when the failure says nothing", async () => {
-    const failing = start({ prompt: 'x' }, () => Promise.reject(apiError('PROVIDER_ERROR', 'Core generation failed')));
+    const failing = start({ prompt: 'x' }, () =>
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the real actors reject with Problem values (src/api)
+      Promise.reject({ code: 'PROVIDER_ERROR', message: 'Core generation failed' }),
+    );
     failing.send({ type: 'SUBMIT' });
     await waitFor(failing, (s) => s.matches({ generator: 'error' }));
     expect(failing.getSnapshot().context.error).toEqual({ code: 'PROVIDER_ERROR', message: 'Core generation failed' });
@@ -292,7 +289,10 @@ describe('generation rules through the machine', () => {
 
   it('a refused charge brings the session and the form to the balance the server stated', async () => {
     const own = fakeSession();
-    const actor = start({ session: own as never, prompt: 'A red fox', balance: 50 }, () => Promise.reject(refusal));
+    const actor = start({ session: own as never, prompt: 'A red fox', balance: 50 }, () =>
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the real actors reject with Problem values (src/api)
+      Promise.reject(refusal),
+    );
     actor.send({ type: 'SUBMIT' });
     await waitFor(actor, (s) => s.matches({ generator: 'error' }));
     expect(own.getSnapshot().context.balances).toEqual([1]);
