@@ -119,7 +119,9 @@ const conversationReady = fromCallback<ChatSendEvent, { routing: AnyActorRef | n
  * SPEC section 4 "Chat send": ignored while a stream runs; ensures a conversation (the
  * first message creates one, which the routing actor selects, opens and loads); shows the
  * user's message and an empty assistant message that the stream fills; on completion the
- * balance updates; on error the placeholder goes and the error is shown.
+ * balance updates; on error the placeholder goes and the error is shown, the text returns
+ * to the input and the failed message offers Retry (nothing typed is lost). A balance that
+ * cannot pay any reply sends nothing; a refusal's stated balance reaches the session.
  */
 export const chatSendMachine = setup({
   types: {
@@ -192,12 +194,6 @@ export const chatSendMachine = setup({
               id: params.messageId ?? context.pending.assistant.id,
             },
           }
-        : null,
-    })),
-    /** On error the empty-or-partial assistant message goes; the user's message stays. */
-    dropAssistant: assign(({ context }) => ({
-      pending: context.pending
-        ? { ...context.pending, assistant: { ...context.pending.assistant, content: '' } }
         : null,
     })),
     clearPending: assign({ pending: null }),
@@ -353,6 +349,11 @@ export const chatSendMachine = setup({
               type: 'reportStatedBalance',
               params: ({ context }) => ({ problem: context.failed?.problem ?? chatProblem('createConversation') }),
             },
+            // SPEC 4: the error is shown as a notification too; the failed message keeps it on screen.
+            {
+              type: 'notifyError',
+              params: ({ context }) => ({ problem: context.failed?.problem ?? chatProblem('sendMessage') }),
+            },
           ],
         },
       },
@@ -366,7 +367,14 @@ export const chatSendMachine = setup({
         'CONVERSATION.READY': 'streaming',
         'CONVERSATION.FAILED': {
           target: 'idle',
-          actions: { type: 'failExchange', params: { problem: chatProblem('createOrLoadConversation') } },
+          actions: [
+            { type: 'failExchange', params: { problem: chatProblem('createOrLoadConversation') } },
+            // SPEC 4: the error is shown as a notification too; the failed message keeps it on screen.
+            {
+              type: 'notifyError',
+              params: ({ context }) => ({ problem: context.failed?.problem ?? chatProblem('sendMessage') }),
+            },
+          ],
         },
       },
     },
@@ -405,6 +413,11 @@ export const chatSendMachine = setup({
             {
               type: 'reportStatedBalance',
               params: ({ event }) => ({ problem: event.problem, balance: event.balanceAfter }),
+            },
+            // SPEC 4: the error is shown as a notification too; the failed message keeps it on screen.
+            {
+              type: 'notifyError',
+              params: ({ context }) => ({ problem: context.failed?.problem ?? chatProblem('sendMessage') }),
             },
           ],
         },

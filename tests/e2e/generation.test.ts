@@ -150,7 +150,7 @@ describe('image generation on the dashboard in Chromium', () => {
       .toBe(true);
     expect(await page.getByTestId('result-finish-reason').textContent()).toBe('Успешно');
     await page.getByRole('button', { name: 'Копировать описание' }).click();
-    const toast = page.getByText('Описание скопировано');
+    const toast = page.getByText('Описание скопировано', { exact: true });
     await toast.waitFor();
     const header = await page.locator('header').first().boundingBox();
     const toastBox = await toast.boundingBox();

@@ -144,6 +144,8 @@ describeModel('chat-send', {
       const problem = (event as unknown as { problem: Problem }).problem;
       // Nothing typed is lost: the text is back in the input, the failed message offers Retry.
       expect(context.failed?.problem).toEqual(problem);
+      // Shown as a notification too (SPEC section 4).
+      expect(toasts.at(-1)).toEqual(problem);
       expect(context.draft).toBe(context.failed?.text);
       expect(context.draft.trim()).not.toBe('');
       // The header takes the balance the server stated.
@@ -153,6 +155,7 @@ describeModel('chat-send', {
     if (event.type.startsWith('xstate.error.actor') && snapshot.matches('idle') && context.failed) {
       // A refused first message: nothing created, the text back, the balance corrected.
       expect(context.failed.problem).toEqual(refusedProblem);
+      expect(toasts.at(-1)).toEqual(refusedProblem);
       expect(context.failed.conversationId).toBeNull();
       expect(context.draft).toBe(context.failed.text);
       expect(received.at(-1)).toEqual({ type: 'BALANCE.CHANGED', balance: 1 });

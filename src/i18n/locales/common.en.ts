@@ -81,6 +81,7 @@ export const commonEn: typeof commonRu = {
     addTokens: 'Add tokens',
   },
   toast: {
+    label: 'Notification',
     close: 'Close',
   },
 };

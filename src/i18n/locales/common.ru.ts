@@ -78,6 +78,7 @@ export const commonRu = {
     addTokens: 'Пополнить токены',
   },
   toast: {
+    label: 'Уведомление',
     close: 'Закрыть',
   },
 };

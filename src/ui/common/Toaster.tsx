@@ -17,7 +17,7 @@ export function Toaster() {
   const { toasts } = useAppActors();
   const items = useSelector(toasts, (snapshot) => snapshot.context.toasts);
   return (
-    <Toast.Provider swipeDirection="right">
+    <Toast.Provider swipeDirection="right" label={i18next.t('toast.label')}>
       {items.map((toast) => (
         <Toast.Root
           key={toast.id}
