@@ -105,7 +105,7 @@ async function prepareDataDir(dataDir: string, startParams: string[]): Promise<v
     ].map((name) => [name, require.resolve(name)]),
   );
   const script = `
-    const w = JSON.parse(process.env.PGLITE_PREPARE);
+    const w = JSON.parse(process.argv[1]);
     const { PGlite } = require(w.modules['@electric-sql/pglite']);
     const { pg_trgm } = require(w.modules['@electric-sql/pglite/contrib/pg_trgm']);
     const { btree_gin } = require(w.modules['@electric-sql/pglite/contrib/btree_gin']);
@@ -122,8 +122,7 @@ async function prepareDataDir(dataDir: string, startParams: string[]): Promise<v
   `;
   const job = { modules, dataDir, startParams, migrationsFolder };
   try {
-    await promisify(execFile)(process.execPath, ['-e', script], {
-      env: { PGLITE_PREPARE: JSON.stringify(job) },
+    await promisify(execFile)(process.execPath, ['-e', script, JSON.stringify(job)], {
       maxBuffer: 16 * 1024 * 1024,
     });
   } catch (error) {
