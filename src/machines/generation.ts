@@ -16,7 +16,7 @@ import {
   type ImageModelId,
 } from '../domain/images';
 import { DASHBOARD_PREVIEW_LIMIT, type GenerationReply, type ImageRecord } from '../domain/image-record';
-import type { sessionMachine } from './session';
+import { chargeEvent, type sessionMachine } from './session';
 
 /** The form as the user edits it: free text, checked only by validateGeneration. */
 export interface GenerationForm {
@@ -213,13 +213,7 @@ export const generationMachine = setup({
      * the reply states it, else the old figure less tokens.charged (SPEC section 4).
      */
     reportCharge: enqueueActions(({ context, enqueue }, params: { reply: GenerationReply }) => {
-      const { balanceAfter, tokens } = params.reply;
-      enqueue.sendTo(
-        context.session,
-        balanceAfter !== undefined
-          ? { type: 'BALANCE.CHANGED', balance: balanceAfter }
-          : { type: 'BALANCE.CHARGED', amount: tokens.charged },
-      );
+      enqueue.sendTo(context.session, chargeEvent(params.reply));
     }),
     setError: assign((_, params: { error: unknown }) => ({ error: failureOf(params.error) })),
     /** A refusal (402) or a failure states the balance: the session and the form take it. */

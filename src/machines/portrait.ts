@@ -12,7 +12,7 @@ import {
   type PortraitProblem,
   type PortraitResultData,
 } from '../domain/portraits';
-import type { sessionMachine } from './session';
+import { chargeEvent, type sessionMachine } from './session';
 
 /** The chosen photo: what the preview shows, and the file itself (opaque to the machine). */
 export interface ChosenPhoto {
@@ -141,13 +141,7 @@ export const portraitMachine = setup({
     })),
     /** The header takes the server's figure, else the old one less tokens.charged. */
     reportCharge: enqueueActions(({ context, enqueue }, params: { reply: PortraitReply }) => {
-      const { balanceAfter, tokens } = params.reply;
-      enqueue.sendTo(
-        context.session,
-        balanceAfter !== undefined
-          ? { type: 'BALANCE.CHANGED', balance: balanceAfter }
-          : { type: 'BALANCE.CHARGED', amount: tokens.charged },
-      );
+      enqueue.sendTo(context.session, chargeEvent(params.reply));
     }),
     setError: assign((_, params: { error: unknown }) => ({ error: problemOf(params.error) })),
     /** A refusal states the balance: the form and the header take it. */

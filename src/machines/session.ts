@@ -12,6 +12,16 @@ export type SessionEvent =
   /** A generation charged this many tokens (SPEC: reduce by tokens.charged). */
   | { type: 'BALANCE.CHARGED'; amount: number };
 
+/**
+ * What a paid reply tells the session: the balance after the charge when the server
+ * states it, else the charge to take off the old figure (SPEC section 4, tokens.charged).
+ */
+export function chargeEvent(reply: { balanceAfter?: number; tokens: { charged: number } }): SessionEvent {
+  return reply.balanceAfter !== undefined
+    ? { type: 'BALANCE.CHANGED', balance: reply.balanceAfter }
+    : { type: 'BALANCE.CHARGED', amount: reply.tokens.charged };
+}
+
 export interface SessionContext {
   user: User | null;
 }
