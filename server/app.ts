@@ -162,6 +162,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   server.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // The app's own time for this answer, from its first byte read to its last hook (the
+    // compression ran just before): a browser's network panel and the benchmarks read it.
+    reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
     // API answers are per user (balances, conversations, images): never kept by a browser
     // or a shared cache. Routes that want caching (files, assets) set their own header.
     const type = reply.getHeader('content-type');

@@ -182,6 +182,7 @@ describe.each(testDatabases())('sign-in on $name', (kind) => {
     const response = await fetch(`${app.url}/api/nope`);
     expect(response.status).toBe(404);
     expect(response.headers.get('x-request-id')).toMatch(/[0-9a-f-]{36}/);
+    expect(response.headers.get('server-timing')).toMatch(/^app;dur=\d+\.\d{2}$/);
     expect(await response.json()).toEqual({ success: false, code: 'NOT_FOUND', message: 'Resource not found' });
   });
 });
