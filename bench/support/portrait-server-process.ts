@@ -19,9 +19,9 @@ const provider: PortraitProvider = {
   },
 };
 
-let peakRss = process.memoryUsage().rss;
+let peakRss = process.memoryUsage.rss();
 setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  peakRss = Math.max(peakRss, process.memoryUsage.rss());
 }, 20).unref();
 
 await startBenchApp({ STARTER_TOKENS: '1000000' }, { providers: { portraits: provider } });
@@ -29,8 +29,8 @@ await startBenchApp({ STARTER_TOKENS: '1000000' }, { providers: { portraits: pro
 serveParent(async (request) => {
   if (request.type === 'ready') return null;
   if (request.type === 'memory') {
-    const value = { rss: process.memoryUsage().rss, peakRss };
-    peakRss = process.memoryUsage().rss;
+    const value = { rss: process.memoryUsage.rss(), peakRss };
+    peakRss = process.memoryUsage.rss();
     return value;
   }
   throw new Error(`unknown request ${request.type}`);

@@ -5,6 +5,7 @@ import type { AuthService } from '../auth/service';
 import { currentUser, requireUser } from '../auth/session';
 import { AppError } from '../errors';
 import { fileTooLarge } from '../uploads/image-upload';
+import { spoolUpload } from '../uploads/spool';
 import type { PortraitForm, PortraitService } from './service';
 
 export const PORTRAIT_ENDPOINT = '/api/face-swap/generate';
@@ -70,15 +71,21 @@ export function portraitRoutes(
       async (request) => {
         const user = currentUser(request);
         const form = await readForm(request);
-        return portraits.create(user.id, form);
+        try {
+          return await portraits.create(user.id, form);
+        } finally {
+          // The photo is never kept: its temporary file goes with the request.
+          await form.file?.dispose();
+        }
       },
     );
   });
 }
 
 /**
- * Reads the fields and the one file. The file is kept up to the 10MB limit; past it the
- * bytes are only counted, so an oversized upload costs no memory.
+ * Reads the fields and the one file. The file is spooled to a temporary file up to the
+ * 10MB limit (server/uploads/spool.ts); past it the bytes are only counted, so an upload
+ * costs no memory. On a refusal here the file is removed at once.
  */
 async function readForm(request: FastifyRequest): Promise<PortraitForm> {
   if (!request.isMultipart()) {
@@ -92,22 +99,19 @@ async function readForm(request: FastifyRequest): Promise<PortraitForm> {
           part.file.resume();
           throw new AppError('VALIDATION_ERROR', portraitMessages.tooManyFiles, { details: { field: part.fieldname } });
         }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        for await (const chunk of part.file as AsyncIterable<Buffer>) {
-          if (size + chunk.length <= UPLOAD_MAX_BYTES) chunks.push(chunk);
-          else if (size < UPLOAD_MAX_BYTES) chunks.push(chunk.subarray(0, UPLOAD_MAX_BYTES - size));
-          size += chunk.length;
-        }
+        const spooled = await spoolUpload(part.file as AsyncIterable<Buffer>, UPLOAD_MAX_BYTES);
         // Past the counting limit the declared length is the best estimate of the size.
-        if (part.file.truncated) size = Math.max(size, Number(request.headers['content-length'] ?? 0));
-        form.file = { bytes: Buffer.concat(chunks), size, fileName: part.filename };
+        const size = part.file.truncated
+          ? Math.max(spooled.size, Number(request.headers['content-length'] ?? 0))
+          : spooled.size;
+        form.file = { ...spooled, size, fileName: part.filename };
       } else if (typeof part.value === 'string') {
         // A value cut at 16 KB is far past any limit, and is refused as such.
         form.fields[part.fieldname] = part.value;
       }
     }
   } catch (error) {
+    await form.file?.dispose();
     throw multipartError(error);
   }
   return form;

@@ -19,14 +19,15 @@ import type { LedgerService } from '../ledger/service';
 import { portraitPixelSize } from '../providers/portraits/offline';
 import { PortraitProviderError, type PortraitProvider, type PortraitResult } from '../providers/portraits/types';
 import { checkUploadBytes, decodeUpload } from '../uploads/image-upload';
+import type { SpooledFile } from '../uploads/spool';
 import { portraitProviderErrorToAppError } from './app-error';
 import * as repo from './repository';
 
 /** The multipart request as read off the wire (routes.ts), not yet checked. */
 export interface PortraitForm {
   fields: Partial<Record<string, string>>;
-  /** The uploaded photo: its first bytes up to the limit, and how many bytes it really had. */
-  file?: { bytes: Buffer; size: number; fileName: string };
+  /** The uploaded photo, spooled to a temporary file (its first 10MB; `size` counts all). */
+  file?: SpooledFile & { fileName: string };
 }
 
 export interface PortraitReply {
@@ -67,14 +68,14 @@ export class PortraitService {
     const request = parseForm(form, this.options.appUrl);
 
     // Cheap checks of the photo before the balance, like the browser does on choosing it.
-    if (request.photo.kind === 'upload') checkUploadBytes(request.photo.bytes, request.photo.size);
+    if (request.photo.kind === 'upload') checkUploadBytes(request.photo.file.head, request.photo.file.size);
     const owned = request.photo.kind === 'reference' ? await this.ownedImage(userId, request.photo) : undefined;
 
     // SPEC's third rule, before the costly decode; the charge itself re-checks atomically.
     const balance = await this.ledger.balance(userId);
     if (balance < PORTRAIT_COST) throw insufficient(balance);
 
-    const source = owned ? await this.readStored(owned.fileName) : (request.photo as { bytes: Buffer }).bytes;
+    const source = owned ? await this.readStored(owned.fileName) : (request.photo as PhotoUpload).file;
     const photo = await decodeUpload(source);
 
     const target = portraitPixelSize(request.aspectRatio);
@@ -157,8 +158,7 @@ interface PhotoReference {
 
 interface PhotoUpload {
   kind: 'upload';
-  bytes: Buffer;
-  size: number;
+  file: SpooledFile;
 }
 
 interface PortraitRequest {
@@ -221,7 +221,7 @@ export function parseForm(form: PortraitForm, appUrl: string): PortraitRequest {
 
   let photo: PhotoUpload | PhotoReference;
   if (upload) {
-    photo = { kind: 'upload', bytes: upload.bytes, size: upload.size };
+    photo = { kind: 'upload', file: upload };
   } else {
     photo = { kind: 'reference', ref: parseReference(reference ?? '', appUrl) };
   }

@@ -11,6 +11,7 @@ import {
   UPLOAD_MIN_EDGE,
 } from '../../src/domain/portraits';
 import { AppError } from '../errors';
+import type { SpooledFile } from './spool';
 
 /**
  * Safe decoding of an uploaded photo, before anything else sees it:
@@ -110,19 +111,24 @@ export function limiter(slots: number): <T>(task: () => Promise<T>) => Promise<T
 
 const decodeSlot = limiter(Math.max(1, os.availableParallelism()));
 
-/** Decodes, checks and re-encodes an uploaded photo (see the module's comment). */
-export function decodeUpload(bytes: Buffer): Promise<DecodedPhoto> {
-  return decodeSlot(() => decode(bytes));
+/**
+ * Decodes, checks and re-encodes an uploaded photo (see the module's comment): its bytes,
+ * or an upload spooled to a temporary file (server/uploads/spool.ts), which libvips then
+ * reads itself.
+ */
+export function decodeUpload(source: Buffer | SpooledFile): Promise<DecodedPhoto> {
+  return decodeSlot(() => decode(source));
 }
 
-async function decode(bytes: Buffer): Promise<DecodedPhoto> {
-  const sourceType = checkUploadBytes(bytes);
+async function decode(source: Buffer | SpooledFile): Promise<DecodedPhoto> {
+  const input = Buffer.isBuffer(source) ? source : source.path;
+  const sourceType = Buffer.isBuffer(source) ? checkUploadBytes(source) : checkUploadBytes(source.head, source.size);
   const options = { limitInputPixels: UPLOAD_MAX_PIXELS, failOn: 'truncated' as const, pages: 1 };
 
   let metadata: Metadata;
   try {
     // Reads the header only: the pixel count is known before anything is decoded.
-    metadata = await sharp(bytes, { ...options, limitInputPixels: false }).metadata();
+    metadata = await sharp(input, { ...options, limitInputPixels: false }).metadata();
   } catch (error) {
     throw unreadable('header', error);
   }
@@ -145,7 +151,7 @@ async function decode(bytes: Buffer): Promise<DecodedPhoto> {
   }
 
   try {
-    const { data, info } = await sharp(bytes, { ...options, sequentialRead: true })
+    const { data, info } = await sharp(input, { ...options, sequentialRead: true })
       .rotate()
       .resize({ width: DECODED_MAX_EDGE, height: DECODED_MAX_EDGE, fit: 'inside', withoutEnlargement: true })
       .flatten({ background: '#ffffff' })

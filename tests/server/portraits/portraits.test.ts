@@ -2,6 +2,7 @@ import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isOfflineRender } from '../../../server/providers/images/offline';
+import { spooledUploads } from '../../../server/uploads/spool';
 import { startTestApp, testDatabases, type TestApp } from '../helpers';
 import {
   balance,
@@ -106,6 +107,8 @@ describe.each(testDatabases())('portraits on $name (offline engine)', (kind) => 
     expect(request).toMatchObject({ model: 'portrait', status: 'COMPLETED', cost: 12 });
     await expectLedgerConsistent(app, user);
     await expectStorageMatchesRows(app);
+    // The uploaded photo was spooled to a temporary file, gone with the request.
+    expect(await spooledUploads()).toEqual([]);
   });
 
   it('applies the EXIF orientation and strips metadata before the engine sees the photo', async () => {
@@ -403,6 +406,8 @@ describe.each(testDatabases())('portraits on $name (offline engine)', (kind) => 
       expect(await requestsOf(app, user)).toEqual([]);
       expect(await imagesOf(app, user)).toEqual([]);
       await expectStorageMatchesRows(app);
+      // The upload's temporary file went with the request.
+      expect(await spooledUploads()).toEqual([]);
       // The server is still healthy.
       expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
     });

@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * An uploaded file written to a private temporary file as it arrives, instead of being
+ * held in memory: ten simultaneous 8 MB photos cost the server disk pages, not 80 MB of
+ * its own memory plus the copies of joining their chunks. The image decoder then reads
+ * the file itself. Only the first bytes (to tell the type) stay in memory.
+ *
+ * The file belongs to one request: `dispose()` removes it, and the route calls it when the
+ * request ends, whatever the outcome, so an upload is never kept (SPEC: the photo is not
+ * stored). Files live in a folder of this process's own, made on first use, readable only
+ * by this user.
+ */
+export interface SpooledFile {
+  path: string;
+  /** Every byte the client sent, also those past `keep` that were only counted. */
+  size: number;
+  /** The first bytes, for telling the type (at most {@link HEAD_BYTES}). */
+  head: Buffer;
+  dispose(): Promise<void>;
+}
+
+/** Enough for every signature the upload checks read (server/uploads/image-upload.ts). */
+export const HEAD_BYTES = 64;
+
+let folder: Promise<string> | undefined;
+
+function spoolFolder(): Promise<string> {
+  folder ??= fs.mkdtemp(path.join(os.tmpdir(), 'imagegen-uploads-'));
+  return folder;
+}
+
+/**
+ * Writes `chunks` to a new temporary file, keeping at most `keep` bytes on disk; the rest
+ * are read and counted (for the "Current size" of a too-large file) but not written.
+ * On any error the file is removed before the error is rethrown.
+ */
+export async function spoolUpload(chunks: AsyncIterable<Buffer>, keep: number): Promise<SpooledFile> {
+  const file = path.join(await spoolFolder(), randomUUID());
+  const handle = await fs.open(file, 'wx', 0o600);
+  const dispose = () => fs.rm(file, { force: true });
+  let size = 0;
+  const head: Buffer[] = [];
+  let headLength = 0;
+  try {
+    for await (const chunk of chunks) {
+      if (headLength < HEAD_BYTES) {
+        const part = chunk.subarray(0, HEAD_BYTES - headLength);
+        head.push(part);
+        headLength += part.length;
+      }
+      if (size < keep) await handle.write(chunk.subarray(0, keep - size));
+      size += chunk.length;
+    }
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await dispose();
+    throw error;
+  }
+  await handle.close();
+  return { path: file, size, head: Buffer.concat(head), dispose };
+}
+
+/** The uploads spooled right now (each request's file lives only while it is served). */
+export async function spooledUploads(): Promise<string[]> {
+  return folder ? fs.readdir(await folder) : [];
+}
