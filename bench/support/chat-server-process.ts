@@ -1,5 +1,5 @@
 import { startBenchApp } from './app';
-import { serveParent } from './child';
+import { serveParent } from './parent';
 
 /**
  * The app as `npm start` runs it, talking to the OpenAI-compatible service at

@@ -1,10 +1,12 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUNDLE_DIR, bundleServer } from '../../scripts/server-bundle';
 
 /**
- * A TypeScript module of bench/support run as its own Node process (through tsx), spoken
- * to with request/reply messages. Benchmarks put the server, the fake provider and the
+ * A TypeScript module of bench/support run as its own Node process, bundled first and run
+ * in plain Node as `npm start` runs the server (scripts/server-bundle.ts), spoken to with
+ * request/reply messages. Benchmarks put the server, the fake provider and the
  * client in separate processes, as they are in production: in one process each would
  * wait for the others' work on the shared event loop and the figures would measure that.
  */
@@ -27,8 +29,12 @@ export async function startChild(
   env: Record<string, string> = {},
   options: { discardStdout?: boolean } = {},
 ): Promise<Child> {
-  const child: ChildProcess = fork(path.join(here, module), [], {
-    execArgv: ['--import', 'tsx'],
+  const bundle = await bundleServer(
+    path.join(here, module),
+    path.join(BUNDLE_DIR, 'bench', module.replace(/\.ts$/, '.mjs')),
+  );
+  const child: ChildProcess = fork(bundle, [], {
+    execArgv: [],
     // MALLOC_ARENA_MAX as `npm start` sets it (package.json).
     env: { ...process.env, MALLOC_ARENA_MAX: '2', ...env },
     stdio: ['ignore', options.discardStdout ? 'ignore' : 'inherit', 'inherit', 'ipc'],
@@ -61,15 +67,4 @@ export async function startChild(
       await exited;
     },
   };
-}
-
-/** The child's side: answers each request with what `handle` returns (or throws). */
-export function serveParent(handle: (request: ChildRequest) => Promise<unknown>): void {
-  process.on('message', (request: ChildRequest) => {
-    handle(request).then(
-      (value) => process.send?.({ id: request.id, ok: true, value }),
-      (error: unknown) =>
-        process.send?.({ id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) }),
-    );
-  });
 }

@@ -1,5 +1,5 @@
 import { startFakeOpenAi, type FakeBehaviour } from '../../tests/server/providers/chat/fake-openai';
-import { serveParent } from './child';
+import { serveParent } from './parent';
 
 /** The fake OpenAI-compatible provider of the tests, in a process of its own. */
 const fake = await startFakeOpenAi({ reply: process.env.FAKE_REPLY ?? 'Hello.', chunkSize: 8 });

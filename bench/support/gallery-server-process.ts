@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import { imagePage, searchImages } from '../../server/images/repository';
 import { startBenchApp } from './app';
-import { serveParent } from './child';
+import { serveParent } from './parent';
 
 /**
  * The app as `npm start` runs it (PGlite on disk), with the offline image engine, plus

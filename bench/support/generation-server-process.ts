@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import type { ImageJob, ImageProvider } from '../../server/providers/images/types';
 import { startBenchApp } from './app';
-import { serveParent } from './child';
+import { serveParent } from './parent';
 import { BENCH_IMAGE_SIZE, benchPixels, encodeBenchImage } from './image';
 
 /**

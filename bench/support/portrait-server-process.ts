@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import type { PortraitJob, PortraitProvider } from '../../server/providers/portraits/types';
 import { startBenchApp } from './app';
-import { serveParent } from './child';
+import { serveParent } from './parent';
 
 /**
  * The app as `npm start` runs it, with an instant portrait provider: it answers every job

@@ -1,11 +1,23 @@
-import { countTokens as countEncodedTokens } from 'gpt-tokenizer';
+import { createRequire } from 'node:module';
 import type { ChatContextInfo } from '../../../src/domain/sse';
 import type { ChatMessageIn } from './types';
 
 /**
  * Token counts with the o200k encoding (GPT-4o family). For other model families the
  * numbers are an estimate, which is all history trimming and fallback billing need.
+ *
+ * The encoding's table of 200,000 tokens takes about 65 MB of the process's memory, so it
+ * is loaded on the first count (the first chat reply, about 0.2 s once), not at start: an
+ * instance that only makes images and portraits never carries it.
  */
+type Tokenizer = typeof import('gpt-tokenizer');
+const load = createRequire(import.meta.url);
+let tokenizer: Tokenizer | undefined;
+
+function countEncodedTokens(text: string, options?: Parameters<Tokenizer['countTokens']>[1]): number {
+  tokenizer ??= load('gpt-tokenizer') as Tokenizer;
+  return tokenizer.countTokens(text, options);
+}
 
 // User text is data, not control: "<|endoftext|>" typed by a user must count as plain
 // text instead of making the tokenizer throw.
@@ -16,14 +28,11 @@ const TOKENS_PER_MESSAGE = 3;
 /** Every reply is primed with <|start|>assistant<|message|>. */
 const TOKENS_PER_REPLY_PRIMING = 3;
 
-const roleTokens: Record<ChatMessageIn['role'], number> = {
-  system: countEncodedTokens('system'),
-  user: countEncodedTokens('user'),
-  assistant: countEncodedTokens('assistant'),
-};
+/** Each role's name is one token in o200k (the tests count them with the encoding). */
+export const ROLE_TOKENS: Readonly<Record<ChatMessageIn['role'], number>> = { system: 1, user: 1, assistant: 1 };
 
 /** A lower bound of what one message costs (framing and role), whatever its text. */
-export const MIN_TOKENS_PER_MESSAGE = TOKENS_PER_MESSAGE + Math.min(...Object.values(roleTokens));
+export const MIN_TOKENS_PER_MESSAGE = TOKENS_PER_MESSAGE + Math.min(...Object.values(ROLE_TOKENS));
 
 export function countTokens(text: string): number {
   return text === '' ? 0 : countEncodedTokens(text, PLAIN_TEXT);
@@ -31,7 +40,7 @@ export function countTokens(text: string): number {
 
 /** Tokens one message occupies inside a prompt. */
 export function countSingleMessageTokens(message: ChatMessageIn): number {
-  return TOKENS_PER_MESSAGE + roleTokens[message.role] + countTokens(message.content);
+  return TOKENS_PER_MESSAGE + ROLE_TOKENS[message.role] + countTokens(message.content);
 }
 
 /** Prompt tokens of a whole request, reply priming included. */

@@ -4,6 +4,7 @@ import {
   countSingleMessageTokens,
   countTokens,
   promptTokensBound,
+  ROLE_TOKENS,
   trimHistory,
 } from '../../../../server/providers/chat/tokens';
 import type { ChatMessageIn } from '../../../../server/providers/chat/types';
@@ -16,6 +17,10 @@ describe('token counting', () => {
     expect(countTokens('')).toBe(0);
     expect(countTokens('hello world')).toBe(2);
     expect(countTokens('Привет, как дела?')).toBeGreaterThan(0);
+  });
+
+  it('knows what each role name costs in the encoding', () => {
+    for (const [role, tokens] of Object.entries(ROLE_TOKENS)) expect(countTokens(role), role).toBe(tokens);
   });
 
   it('treats special-token text typed by a user as plain text', () => {
