@@ -26,6 +26,12 @@ export interface SpooledFile {
 /** Enough for every signature the upload checks read (server/uploads/image-upload.ts). */
 export const HEAD_BYTES = 64;
 
+/**
+ * Chunks are written in batches of about this size: a write per 64 KB chunk would cost a
+ * thread-pool round trip each, during which the socket is not read.
+ */
+const WRITE_BATCH_BYTES = 1024 * 1024;
+
 let folder: Promise<string> | undefined;
 
 function spoolFolder(): Promise<string> {
@@ -45,6 +51,13 @@ export async function spoolUpload(chunks: AsyncIterable<Buffer>, keep: number): 
   let size = 0;
   const head: Buffer[] = [];
   let headLength = 0;
+  let batch: Buffer[] = [];
+  let batchBytes = 0;
+  const flush = async () => {
+    if (batch.length > 0) await handle.writev(batch);
+    batch = [];
+    batchBytes = 0;
+  };
   try {
     for await (const chunk of chunks) {
       if (headLength < HEAD_BYTES) {
@@ -52,9 +65,15 @@ export async function spoolUpload(chunks: AsyncIterable<Buffer>, keep: number): 
         head.push(part);
         headLength += part.length;
       }
-      if (size < keep) await handle.write(chunk.subarray(0, keep - size));
+      if (size < keep) {
+        const kept = chunk.subarray(0, keep - size);
+        batch.push(kept);
+        batchBytes += kept.length;
+        if (batchBytes >= WRITE_BATCH_BYTES) await flush();
+      }
       size += chunk.length;
     }
+    await flush();
   } catch (error) {
     await handle.close().catch(() => undefined);
     await dispose();

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type * as GptTokenizer from 'gpt-tokenizer';
 import type { ChatContextInfo } from '../../../src/domain/sse';
 import type { ChatMessageIn } from './types';
 
@@ -10,7 +11,7 @@ import type { ChatMessageIn } from './types';
  * is loaded on the first count (the first chat reply, about 0.2 s once), not at start: an
  * instance that only makes images and portraits never carries it.
  */
-type Tokenizer = typeof import('gpt-tokenizer');
+type Tokenizer = typeof GptTokenizer;
 const load = createRequire(import.meta.url);
 let tokenizer: Tokenizer | undefined;
 
