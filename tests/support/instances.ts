@@ -7,8 +7,8 @@ import path from 'node:path';
 import pg from 'pg';
 
 /**
- * Real app instances, each its own process started as `npm start` starts the server
- * (`tsx server/main.ts`, production mode), on one PostgreSQL, one Redis and one S3 server.
+ * Real app instances, each its own process running server/main.ts in production mode (the
+ * code `npm start` bundles; here through tsx), on one PostgreSQL, one Redis and one S3 server.
  */
 export interface Instance {
   name: string;
