@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.local/', 'dist/', 'node_modules/', 'data/', 'server/db/migrations/', 'docs/'] },
+  { ignores: ['.local/', '.build/', 'dist/', 'node_modules/', 'data/', 'server/db/migrations/', 'docs/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
