@@ -2,7 +2,7 @@ import type { Db } from '../db/client';
 import { AppError, isAppError } from '../errors';
 import * as repo from '../images/repository';
 import type { ImageStorage } from '../images/storage';
-import { storeThumbnail, type StoredThumbnail } from '../images/thumbnails';
+import { storeThumbnail } from '../images/thumbnails';
 import type { LedgerService } from '../ledger/service';
 import type { ImageMimeType } from '../providers/images/types';
 import { countGeneration, countPortrait, countTokensCharged, countTokensRefunded } from '../metrics';
@@ -105,17 +105,23 @@ export class PaidJobs {
       throw appError;
     }
 
-    let stored: { fileName: string; fileSize: number };
-    try {
-      stored = await this.storage.save(output.bytes, output.mimeType);
-    } catch (error) {
+    // The file and its thumbnail are written at once: the thumbnail's encode runs on the
+    // thread pool while the file is written.
+    const [saved, thumbnailed] = await Promise.allSettled([
+      this.storage.save(output.bytes, output.mimeType),
+      storeThumbnail(this.storage, output.bytes),
+    ]);
+    const thumbnail = thumbnailed.status === 'fulfilled' ? thumbnailed.value : undefined;
+    if (saved.status === 'rejected') {
       // The store is unreachable or refused the write: the picture is lost, so is the charge.
-      await this.failAndRefund(request, `The image could not be stored: ${(error as Error).message}`);
-      throw new AppError('STORAGE_UNAVAILABLE', undefined, { cause: error });
+      if (thumbnail) await this.storage.remove(thumbnail.fileName).catch(() => undefined);
+      const reason = saved.reason as Error;
+      await this.failAndRefund(request, `The image could not be stored: ${reason.message}`);
+      throw new AppError('STORAGE_UNAVAILABLE', undefined, { cause: reason });
     }
-    let thumbnail: StoredThumbnail | undefined;
+    const stored = saved.value;
     try {
-      thumbnail = await storeThumbnail(this.storage, output.bytes);
+      if (!thumbnail) throw (thumbnailed as PromiseRejectedResult).reason;
       const completed = await repo.completeRequest(this.db, request.id, {
         ...job.image(output),
         userId: job.userId,

@@ -3,8 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { text } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IMAGE_FILE_NAME, LocalImageStorage, S3ImageStorage, type ImageStorage } from '../../../server/images/storage';
+import { S3ImageStorage } from '../../../server/images/s3-storage';
+import { IMAGE_FILE_NAME, LocalImageStorage, type ImageStorage } from '../../../server/images/storage';
+import { IMAGE_MODELS } from '../../../src/domain/images';
+import type { ImageMimeType } from '../../../server/providers/images/types';
 import { S3_TEST_KEYS, startS3Server, type S3TestServer } from '../../support/s3-server';
+import { startTestApp, testDatabases } from '../helpers';
+import { balance, expectLedgerConsistent, postJson, signedInUser } from './support';
 
 /**
  * One contract, both stores: the local folder and an S3 bucket (a real S3-protocol
@@ -127,4 +132,49 @@ describe('S3 bucket faults', () => {
     await expect(noServer.check()).rejects.toThrow();
     await expect(noServer.save(Buffer.from('x'), 'image/png')).rejects.toThrow();
   });
+});
+
+/** A local folder that refuses to write one type of file: the picture or its WebP thumbnail. */
+class RefusingStorage extends LocalImageStorage {
+  constructor(
+    dir: string,
+    private readonly refused: ImageMimeType,
+  ) {
+    super(dir);
+  }
+
+  override async save(bytes: Buffer, mimeType: ImageMimeType) {
+    if (mimeType === this.refused) throw new Error(`the store refuses ${mimeType}`);
+    return super.save(bytes, mimeType);
+  }
+}
+
+describe('a generation whose picture or thumbnail cannot be stored', () => {
+  for (const [refused, status, code] of [
+    ['image/png', 503, 'STORAGE_UNAVAILABLE'],
+    ['image/webp', 502, 'PROVIDER_ERROR'],
+  ] as const) {
+    it(`refunds and leaves no file behind when the store refuses ${refused}`, async () => {
+      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'refusing-store-'));
+      const storage = new RefusingStorage(dir, refused);
+      const app = await startTestApp(testDatabases()[0]!, {}, {}, { storage });
+      try {
+        const user = await signedInUser(app, `refused-${refused.replace('/', '-')}@example.com`);
+        const before = await balance(app, user);
+        const reply = await postJson(app, user, IMAGE_MODELS.core.endpoint, {
+          prompt: 'a lighthouse',
+          aspect_ratio: '1:1',
+        });
+        expect(reply.status).toBe(status);
+        expect(reply.body).toMatchObject({ success: false, code });
+        expect(await balance(app, user)).toBe(before);
+        await expectLedgerConsistent(app, user);
+        // The file that was written (the thumbnail, or the picture) was removed again.
+        expect(await fs.readdir(dir)).toEqual([]);
+      } finally {
+        await app.close();
+        await fs.rm(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });
