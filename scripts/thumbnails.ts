@@ -17,7 +17,7 @@ const database = await openDatabase(
     ? { kind: 'postgres', url: config.DATABASE_URL }
     : { kind: 'pglite', dataDir: path.join(config.dataDir, 'db') },
 );
-const storage = createImageStorage(config);
+const storage = await createImageStorage(config);
 const jobs = new PaidJobs(database.db, new LedgerService(database.db), storage);
 const images = new ImageService(database.db, jobs, createImageProvider(config), storage, {
   appUrl: config.appUrl,

@@ -145,7 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await server.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip'] });
   // With REDIS_URL every instance counts in Redis, so a client has one allowance
   // whichever instance answers; a Redis outage skips counting (logged) and still serves.
-  const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, server.log) : undefined;
+  const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL, server.log) : undefined;
   if (redis) server.addHook('onClose', async () => void redis.disconnect());
   await server.register(rateLimit, {
     max: config.RATE_LIMIT_PER_MINUTE,
@@ -240,7 +240,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   authRoutes(server, { config, auth, oidc });
 
-  const storage = deps.storage ?? createImageStorage(config);
+  const storage = deps.storage ?? (await createImageStorage(config));
   const paidJobs = new PaidJobs(database.db, ledger, storage, (error) =>
     server.log.warn({ err: error }, 'generation heartbeat failed'),
   );

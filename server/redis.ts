@@ -1,12 +1,14 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 
 /**
- * The Redis connection shared by the instances' rate limit. Commands fail at once while
+ * The Redis connection shared by the instances' rate limit. ioredis is loaded only when
+ * REDIS_URL is set: a single instance does not carry it. Commands fail at once while
  * Redis is away (no offline queue), so the rate limit skips counting and requests are
  * served; the outage is logged, at most once per `logEveryMs` while it lasts.
  */
-export function connectRedis(url: string, log: FastifyBaseLogger, logEveryMs = 30_000): Redis {
+export async function connectRedis(url: string, log: FastifyBaseLogger, logEveryMs = 30_000): Promise<Redis> {
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

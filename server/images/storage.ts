@@ -3,16 +3,6 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  ListObjectsV2Command,
-  NoSuchKey,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
 import type { ImageMimeType } from '../providers/images/types';
 
 /**
@@ -39,11 +29,11 @@ export function mimeTypeOfFileName(fileName: string): ImageMimeType | undefined 
   return match?.[1] ? MIME_OF_EXTENSION[match[1]] : undefined;
 }
 
-function newFileName(mimeType: ImageMimeType): string {
+export function newFileName(mimeType: ImageMimeType): string {
   return `${randomBytes(16).toString('hex')}.${EXTENSIONS[mimeType]}`;
 }
 
-function assertFileName(fileName: string): ImageMimeType {
+export function assertFileName(fileName: string): ImageMimeType {
   const mimeType = mimeTypeOfFileName(fileName);
   if (!mimeType) throw new Error(`not an image file name: ${fileName}`);
   return mimeType;
@@ -147,112 +137,12 @@ export class LocalImageStorage implements ImageStorage {
   }
 }
 
-export interface S3StorageOptions {
-  bucket: string;
-  endpoint?: string;
-  region: string;
-  accessKeyId?: string;
-  secretAccessKey?: string;
-  forcePathStyle: boolean;
-  /** Upper bound of one call to the store, retries included. */
-  timeoutMs?: number;
-}
-
-/** Files as objects of one S3-compatible bucket, named like the local files. */
-export class S3ImageStorage implements ImageStorage {
-  readonly kind = 's3';
-  private readonly client: S3Client;
-  private readonly bucket: string;
-  private readonly timeoutMs: number;
-
-  constructor(options: S3StorageOptions) {
-    this.bucket = options.bucket;
-    this.timeoutMs = options.timeoutMs ?? 15_000;
-    this.client = new S3Client({
-      region: options.region,
-      endpoint: options.endpoint,
-      forcePathStyle: options.forcePathStyle,
-      credentials:
-        options.accessKeyId && options.secretAccessKey
-          ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
-          : undefined,
-      // Checksums only where S3 requires them: many S3-compatible stores reject the
-      // newer default trailing checksums.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      maxAttempts: 2,
-    });
-  }
-
-  async save(bytes: Buffer, mimeType: ImageMimeType): Promise<{ fileName: string; fileSize: number }> {
-    const fileName = newFileName(mimeType);
-    await this.client.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: fileName,
-        Body: bytes,
-        ContentType: mimeType,
-        ContentLength: bytes.length,
-        // Never overwrite, however unlikely a repeated name is.
-        IfNoneMatch: '*',
-      }),
-      { abortSignal: AbortSignal.timeout(this.timeoutMs) },
-    );
-    return { fileName, fileSize: bytes.length };
-  }
-
-  async remove(fileName: string): Promise<void> {
-    assertFileName(fileName);
-    // S3 answers a delete of a missing key with success.
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: fileName }), {
-      abortSignal: AbortSignal.timeout(this.timeoutMs),
-    });
-  }
-
-  async open(fileName: string): Promise<StoredFile | undefined> {
-    const mimeType = assertFileName(fileName);
-    try {
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: fileName }), {
-        abortSignal: AbortSignal.timeout(this.timeoutMs),
-      });
-      if (!object.Body || object.ContentLength === undefined) throw new Error(`S3 returned no body for ${fileName}`);
-      return { body: object.Body as Readable, size: object.ContentLength, mimeType };
-    } catch (error) {
-      if (error instanceof NoSuchKey) return undefined;
-      if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404) return undefined;
-      throw error;
-    }
-  }
-
-  async *list(): AsyncIterable<{ fileName: string; modifiedAt: Date }> {
-    let token: string | undefined;
-    do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, ContinuationToken: token, MaxKeys: 1000 }),
-        { abortSignal: AbortSignal.timeout(this.timeoutMs) },
-      );
-      for (const object of page.Contents ?? []) {
-        if (object.Key && IMAGE_FILE_NAME.test(object.Key)) {
-          yield { fileName: object.Key, modifiedAt: object.LastModified ?? new Date(0) };
-        }
-      }
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-  }
-
-  async check(): Promise<void> {
-    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }), {
-      abortSignal: AbortSignal.timeout(this.timeoutMs),
-    });
-  }
-
-  close(): void {
-    this.client.destroy();
-  }
-}
-
-/** The store the configuration selects: a bucket when S3_BUCKET is set, else the folder. */
-export function createImageStorage(config: {
+/**
+ * The store the configuration selects: a bucket when S3_BUCKET is set, else the folder.
+ * The S3 client is loaded only then: a server on its local folder does not carry the AWS
+ * SDK (about 20 MB of memory).
+ */
+export async function createImageStorage(config: {
   imagesDir: string;
   S3_BUCKET?: string;
   S3_ENDPOINT?: string;
@@ -261,8 +151,9 @@ export function createImageStorage(config: {
   S3_SECRET_ACCESS_KEY?: string;
   S3_FORCE_PATH_STYLE: boolean;
   S3_TIMEOUT_MS: number;
-}): ImageStorage {
+}): Promise<ImageStorage> {
   if (!config.S3_BUCKET) return new LocalImageStorage(config.imagesDir);
+  const { S3ImageStorage } = await import('./s3-storage');
   return new S3ImageStorage({
     bucket: config.S3_BUCKET,
     endpoint: config.S3_ENDPOINT,
