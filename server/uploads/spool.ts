@@ -47,7 +47,11 @@ function spoolFolder(): Promise<string> {
 export async function spoolUpload(chunks: AsyncIterable<Buffer>, keep: number): Promise<SpooledFile> {
   const file = path.join(await spoolFolder(), randomUUID());
   const handle = await fs.open(file, 'wx', 0o600);
-  const dispose = () => fs.rm(file, { force: true });
+  // One unlink (fs.rm walks the path first); a file already gone is not an error.
+  const dispose = () =>
+    fs.unlink(file).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
   let size = 0;
   const head: Buffer[] = [];
   let headLength = 0;
