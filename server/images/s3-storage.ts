@@ -1,14 +1,5 @@
 import type { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  ListObjectsV2Command,
-  NoSuchKey,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
+import type * as AwsS3 from '@aws-sdk/client-s3';
 import type { ImageMimeType } from '../providers/images/types';
 import { assertFileName, IMAGE_FILE_NAME, newFileName, type ImageStorage, type StoredFile } from './storage';
 
@@ -23,17 +14,27 @@ export interface S3StorageOptions {
   timeoutMs?: number;
 }
 
-/** Files as objects of one S3-compatible bucket, named like the local files. */
+/**
+ * Files as objects of one S3-compatible bucket, named like the local files. The AWS SDK is
+ * loaded by {@link S3ImageStorage.create}, so a server on its local folder never loads it.
+ */
 export class S3ImageStorage implements ImageStorage {
   readonly kind = 's3';
-  private readonly client: S3Client;
+  private readonly client: AwsS3.S3Client;
   private readonly bucket: string;
   private readonly timeoutMs: number;
 
-  constructor(options: S3StorageOptions) {
+  static async create(options: S3StorageOptions): Promise<S3ImageStorage> {
+    return new S3ImageStorage(await import('@aws-sdk/client-s3'), options);
+  }
+
+  private constructor(
+    private readonly sdk: typeof AwsS3,
+    options: S3StorageOptions,
+  ) {
     this.bucket = options.bucket;
     this.timeoutMs = options.timeoutMs ?? 15_000;
-    this.client = new S3Client({
+    this.client = new sdk.S3Client({
       region: options.region,
       endpoint: options.endpoint,
       forcePathStyle: options.forcePathStyle,
@@ -52,7 +53,7 @@ export class S3ImageStorage implements ImageStorage {
   async save(bytes: Buffer, mimeType: ImageMimeType): Promise<{ fileName: string; fileSize: number }> {
     const fileName = newFileName(mimeType);
     await this.client.send(
-      new PutObjectCommand({
+      new this.sdk.PutObjectCommand({
         Bucket: this.bucket,
         Key: fileName,
         Body: bytes,
@@ -69,7 +70,7 @@ export class S3ImageStorage implements ImageStorage {
   async remove(fileName: string): Promise<void> {
     assertFileName(fileName);
     // S3 answers a delete of a missing key with success.
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: fileName }), {
+    await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: this.bucket, Key: fileName }), {
       abortSignal: AbortSignal.timeout(this.timeoutMs),
     });
   }
@@ -77,14 +78,14 @@ export class S3ImageStorage implements ImageStorage {
   async open(fileName: string): Promise<StoredFile | undefined> {
     const mimeType = assertFileName(fileName);
     try {
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: fileName }), {
+      const object = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: this.bucket, Key: fileName }), {
         abortSignal: AbortSignal.timeout(this.timeoutMs),
       });
       if (!object.Body || object.ContentLength === undefined) throw new Error(`S3 returned no body for ${fileName}`);
       return { body: object.Body as Readable, size: object.ContentLength, mimeType };
     } catch (error) {
-      if (error instanceof NoSuchKey) return undefined;
-      if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404) return undefined;
+      if (error instanceof this.sdk.NoSuchKey) return undefined;
+      if (error instanceof this.sdk.S3ServiceException && error.$metadata.httpStatusCode === 404) return undefined;
       throw error;
     }
   }
@@ -93,7 +94,7 @@ export class S3ImageStorage implements ImageStorage {
     let token: string | undefined;
     do {
       const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, ContinuationToken: token, MaxKeys: 1000 }),
+        new this.sdk.ListObjectsV2Command({ Bucket: this.bucket, ContinuationToken: token, MaxKeys: 1000 }),
         { abortSignal: AbortSignal.timeout(this.timeoutMs) },
       );
       for (const object of page.Contents ?? []) {
@@ -106,7 +107,7 @@ export class S3ImageStorage implements ImageStorage {
   }
 
   async check(): Promise<void> {
-    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }), {
+    await this.client.send(new this.sdk.HeadBucketCommand({ Bucket: this.bucket }), {
       abortSignal: AbortSignal.timeout(this.timeoutMs),
     });
   }

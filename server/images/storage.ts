@@ -154,7 +154,7 @@ export async function createImageStorage(config: {
 }): Promise<ImageStorage> {
   if (!config.S3_BUCKET) return new LocalImageStorage(config.imagesDir);
   const { S3ImageStorage } = await import('./s3-storage');
-  return new S3ImageStorage({
+  return S3ImageStorage.create({
     bucket: config.S3_BUCKET,
     endpoint: config.S3_ENDPOINT,
     region: config.S3_REGION,

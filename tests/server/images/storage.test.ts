@@ -30,7 +30,7 @@ const stores: { name: string; open(): Promise<{ storage: ImageStorage; close(): 
     name: 'S3 bucket',
     async open() {
       const server = await startS3Server('contract');
-      const storage = new S3ImageStorage({
+      const storage = await S3ImageStorage.create({
         bucket: server.bucket,
         endpoint: server.endpoint,
         region: 'us-east-1',
@@ -115,7 +115,7 @@ describe('S3 bucket faults', () => {
 
   it('fails the readiness check and the write with wrong keys, a missing bucket, or no server', async () => {
     const options = { endpoint: server.endpoint, region: 'us-east-1', forcePathStyle: true, timeoutMs: 3000 };
-    const wrongKeys = new S3ImageStorage({
+    const wrongKeys = await S3ImageStorage.create({
       ...options,
       bucket: server.bucket,
       accessKeyId: 'S3RVER',
@@ -123,12 +123,17 @@ describe('S3 bucket faults', () => {
     });
     await expect(wrongKeys.check()).rejects.toThrow();
     await expect(wrongKeys.save(Buffer.from('x'), 'image/png')).rejects.toThrow(/signature/i);
-    const noBucket = new S3ImageStorage({ ...options, bucket: 'no-such-bucket', ...S3_TEST_KEYS });
+    const noBucket = await S3ImageStorage.create({ ...options, bucket: 'no-such-bucket', ...S3_TEST_KEYS });
     await expect(noBucket.check()).rejects.toThrow();
     await expect(noBucket.save(Buffer.from('x'), 'image/png')).rejects.toThrow();
     const stopped = await startS3Server('gone');
     await stopped.stop();
-    const noServer = new S3ImageStorage({ ...options, endpoint: stopped.endpoint, bucket: 'gone', ...S3_TEST_KEYS });
+    const noServer = await S3ImageStorage.create({
+      ...options,
+      endpoint: stopped.endpoint,
+      bucket: 'gone',
+      ...S3_TEST_KEYS,
+    });
     await expect(noServer.check()).rejects.toThrow();
     await expect(noServer.save(Buffer.from('x'), 'image/png')).rejects.toThrow();
   });
