@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, gt, ilike, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../db/client';
+import { rowFromDriver } from '../db/rows';
 import { generationRequests, images, users } from '../db/schema';
 import { heartbeatStale } from '../jobs/liveness';
 import { balanceOf, balanceUpdateSql, ledgerRowSql } from '../ledger/repository';
@@ -58,13 +59,14 @@ export async function openRequest(
 
 /**
  * The image row and COMPLETED in one atomic statement, the image only if the request was
- * still PENDING (the reconciler may have given up on it and refunded it meanwhile).
+ * still PENDING (the reconciler may have given up on it and refunded it meanwhile). The
+ * same statement reads the stored row back and the owner's balance, for the reply.
  */
 export async function completeRequest(
   db: Executor,
   requestId: number,
   image: Omit<NewImage, 'id' | 'generationRequestId' | 'createdAt' | 'updatedAt'>,
-): Promise<ImageRow | undefined> {
+): Promise<{ image: ImageRow; balance: number } | undefined> {
   const result = (await db.execute(sql`
     with settled as (
       update ${generationRequests} set status = 'COMPLETED', updated_at = now()
@@ -82,16 +84,13 @@ export async function completeRequest(
         ${image.model ?? null}, ${image.finishReason ?? null}, ${image.negativePrompt ?? null},
         ${image.aspectRatio ?? null}, ${image.modelVariant ?? null}, ${image.thumbnailFileName ?? null}
       from settled
-      returning id
+      returning *
     )
-    select id from img
-  `)) as { rows: Array<{ id: number }> };
-  const id = result.rows[0]?.id;
-  if (id === undefined) return undefined;
-  // Read back through the schema, so the reply has the stored values and types.
-  const rows = await db.select().from(images).where(eq(images.id, id));
-  if (!rows[0]) throw new Error(`image ${id} was stored but cannot be read back`);
-  return rows[0];
+    select img.*, ${users.tokensAmount} as owner_balance from img join ${users} on ${users.id} = img.user_id
+  `)) as { rows: Array<Record<string, unknown> & { owner_balance: number }> };
+  const row = result.rows[0];
+  if (!row) return undefined;
+  return { image: rowFromDriver(images, row), balance: Number(row.owner_balance) };
 }
 
 /**

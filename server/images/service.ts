@@ -64,7 +64,7 @@ export class ImageService {
     const cost = IMAGE_MODELS[model].cost;
     const size = this.requestedSize(job);
 
-    const image = await this.jobs.run({
+    const { image, balanceAfter } = await this.jobs.run({
       kind: 'generation',
       userId,
       cost,
@@ -117,7 +117,7 @@ export class ImageService {
       success: true,
       data: this.toRecord(image),
       tokens: { charged: cost },
-      balanceAfter: await this.jobs.balance(userId),
+      balanceAfter,
       message: GENERATION_SUCCESS_MESSAGE,
     };
   }

@@ -26,6 +26,11 @@ export interface PaidJobOutput {
   mimeType: ImageMimeType;
 }
 
+export interface PaidJobResult {
+  image: repo.ImageRow;
+  balanceAfter: number;
+}
+
 export interface PaidJob<T extends PaidJobOutput> {
   /** Which feature's counters (/metrics) the outcome goes to. */
   kind: 'generation' | 'portrait';
@@ -68,12 +73,11 @@ export class PaidJobs {
     private readonly log: (error: unknown) => void = () => {},
   ) {}
 
-  /** The user's balance now: a paid reply states it, so every screen shows the server's figure. */
-  async balance(userId: number): Promise<number> {
-    return this.ledger.balance(userId);
-  }
-
-  async run<T extends PaidJobOutput>(job: PaidJob<T>): Promise<repo.ImageRow> {
+  /**
+   * Runs the job; resolves with the stored image and the user's balance once it is paid
+   * for (a paid reply states it, so every screen shows the server's figure).
+   */
+  async run<T extends PaidJobOutput>(job: PaidJob<T>): Promise<PaidJobResult> {
     const opened = await repo.openRequest(this.db, { ...job.request, userId: job.userId, cost: job.cost });
     const count = job.kind === 'portrait' ? countPortrait : countGeneration;
     if (opened.kind === 'refused') {
@@ -84,9 +88,9 @@ export class PaidJobs {
     countTokensCharged(`${job.kind}_charge`, job.cost);
     const stopBeating = keepAlive(() => repo.beatRequest(this.db, request.id), this.log);
     try {
-      const image = await this.finish(job, request);
+      const done = await this.finish(job, request);
       count(job.request.model, 'completed');
-      return image;
+      return done;
     } catch (error) {
       count(job.request.model, 'failed');
       throw error;
@@ -95,7 +99,7 @@ export class PaidJobs {
     }
   }
 
-  private async finish<T extends PaidJobOutput>(job: PaidJob<T>, request: repo.OpenedRequest): Promise<repo.ImageRow> {
+  private async finish<T extends PaidJobOutput>(job: PaidJob<T>, request: repo.OpenedRequest): Promise<PaidJobResult> {
     let output: T;
     try {
       output = await job.work();
@@ -131,7 +135,7 @@ export class PaidJobs {
       });
       // The reconciler gave up on this request (and refunded it) while we waited.
       if (!completed) throw new AppError('PROVIDER_TIMEOUT');
-      return completed;
+      return { image: completed.image, balanceAfter: completed.balance };
     } catch (error) {
       // A file the store cannot remove now is left for the orphan sweep.
       await this.storage.remove(stored.fileName).catch(() => undefined);

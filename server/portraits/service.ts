@@ -79,7 +79,7 @@ export class PortraitService {
     const photo = await decodeUpload(source);
 
     const target = portraitPixelSize(request.aspectRatio);
-    const image = await this.jobs.run<PortraitResult>({
+    const { image, balanceAfter } = await this.jobs.run<PortraitResult>({
       kind: 'portrait',
       userId,
       cost: PORTRAIT_COST,
@@ -132,7 +132,7 @@ export class PortraitService {
       success: true,
       data: { id: image.id, url: `${this.options.appUrl}/images/${image.fileName}`, prompt: image.prompt },
       tokens: { charged: PORTRAIT_COST },
-      balanceAfter: await this.jobs.balance(userId),
+      balanceAfter,
       message: portraitMessages.success,
     };
   }

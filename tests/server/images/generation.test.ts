@@ -13,6 +13,7 @@ import {
   balance,
   expectLedgerConsistent,
   expectStorageMatchesRows,
+  getJson,
   imagesOf,
   postJson,
   requestsOf,
@@ -118,6 +119,10 @@ describe.each(testDatabases())('image generation against Stability on $name', (k
         expect(image.fileName).toMatch(/^[0-9a-f]{32}\.png$/);
         expect(image.imageUrl).toBe(`${app.config.appUrl}/images/${String(image.fileName)}`);
         expect(image.size).toBe(`${String(image.width)}x${String(image.height)}`);
+        // The reply's record is read back by the completing statement itself: it is the
+        // stored row, value for value and type for type, as the gallery lists it.
+        const listed = await getJson(app, user, '/api/images/my-images?limit=1');
+        expect((listed.body.data as { images: unknown[] }).images[0]).toEqual(image);
         expect(fake.requests.length).toBe(before + 1);
         expect(fake.requests.at(-1)?.headers.accept).toBe(
           mode === 'json' ? 'application/json' : model === 'original' ? 'image/png' : 'image/*',
