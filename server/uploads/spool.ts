@@ -28,9 +28,15 @@ export const HEAD_BYTES = 64;
 
 /**
  * Chunks are written in batches of about this size: a write per 64 KB chunk would cost a
- * thread-pool round trip each, during which the socket is not read.
+ * thread-pool round trip each.
  */
 const WRITE_BATCH_BYTES = 1024 * 1024;
+/**
+ * A batch is written while the next ones are read; reading waits only when this much is
+ * still on its way to the disk (a disk slower than the network), so an upload never
+ * holds more than this in memory.
+ */
+const MAX_UNWRITTEN_BYTES = 4 * WRITE_BATCH_BYTES;
 
 let folder: Promise<string> | undefined;
 
@@ -57,10 +63,23 @@ export async function spoolUpload(chunks: AsyncIterable<Buffer>, keep: number): 
   let headLength = 0;
   let batch: Buffer[] = [];
   let batchBytes = 0;
-  const flush = async () => {
-    if (batch.length > 0) await handle.writev(batch);
+  // Batches are written one after another, in order, on the thread pool.
+  let written: Promise<void> = Promise.resolve();
+  let unwritten = 0;
+  const flush = () => {
+    if (batch.length === 0) return;
+    const buffers = batch;
+    const bytes = batchBytes;
     batch = [];
     batchBytes = 0;
+    unwritten += bytes;
+    written = written.then(async () => {
+      await handle.writev(buffers);
+      unwritten -= bytes;
+    });
+    // Handled where it is awaited; this only keeps a failure from counting as unhandled
+    // while the next chunks are read.
+    written.catch(() => undefined);
   };
   try {
     for await (const chunk of chunks) {
@@ -73,12 +92,15 @@ export async function spoolUpload(chunks: AsyncIterable<Buffer>, keep: number): 
         const kept = chunk.subarray(0, keep - size);
         batch.push(kept);
         batchBytes += kept.length;
-        if (batchBytes >= WRITE_BATCH_BYTES) await flush();
+        if (batchBytes >= WRITE_BATCH_BYTES) flush();
+        if (unwritten >= MAX_UNWRITTEN_BYTES) await written;
       }
       size += chunk.length;
     }
-    await flush();
+    flush();
+    await written;
   } catch (error) {
+    await written.catch(() => undefined);
     await handle.close().catch(() => undefined);
     await dispose();
     throw error;
