@@ -99,7 +99,7 @@ async function readForm(request: FastifyRequest): Promise<PortraitForm> {
           part.file.resume();
           throw new AppError('VALIDATION_ERROR', portraitMessages.tooManyFiles, { details: { field: part.fieldname } });
         }
-        const spooled = await spoolUpload(part.file as AsyncIterable<Buffer>, UPLOAD_MAX_BYTES);
+        const spooled = await spoolUpload(part.file, UPLOAD_MAX_BYTES);
         // Past the counting limit the declared length is the best estimate of the size.
         const size = part.file.truncated
           ? Math.max(spooled.size, Number(request.headers['content-length'] ?? 0))

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 
 /**
  * An uploaded file written to a private temporary file as it arrives, instead of being
@@ -46,11 +48,18 @@ function spoolFolder(): Promise<string> {
 }
 
 /**
- * Writes `chunks` to a new temporary file, keeping at most `keep` bytes on disk; the rest
+ * Writes `stream` to a new temporary file, keeping at most `keep` bytes on disk; the rest
  * are read and counted (for the "Current size" of a too-large file) but not written.
  * On any error the file is removed before the error is rethrown.
+ *
+ * The stream is read by its 'data' events rather than `for await`: a Readable's async
+ * iterator costs a promise and a tick per chunk, about 2 ms of a 4 MB upload's 10.
  */
-export async function spoolUpload(chunks: AsyncIterable<Buffer>, keep: number): Promise<SpooledFile> {
+export async function spoolUpload(stream: Readable, keep: number): Promise<SpooledFile> {
+  // Settles on the end, an error, or a close before the end (a client gone mid-upload);
+  // listened to from the start, so a failure while the file is opened is caught too.
+  const received = finished(stream);
+  received.catch(() => undefined);
   const file = path.join(await spoolFolder(), randomUUID());
   const handle = await fs.open(file, 'wx', 0o600);
   // One unlink (fs.rm walks the path first); a file already gone is not an error.
@@ -82,7 +91,7 @@ export async function spoolUpload(chunks: AsyncIterable<Buffer>, keep: number): 
     written.catch(() => undefined);
   };
   try {
-    for await (const chunk of chunks) {
+    stream.on('data', (chunk: Buffer) => {
       if (headLength < HEAD_BYTES) {
         const part = chunk.subarray(0, HEAD_BYTES - headLength);
         head.push(part);
@@ -93,10 +102,17 @@ export async function spoolUpload(chunks: AsyncIterable<Buffer>, keep: number): 
         batch.push(kept);
         batchBytes += kept.length;
         if (batchBytes >= WRITE_BATCH_BYTES) flush();
-        if (unwritten >= MAX_UNWRITTEN_BYTES) await written;
+        if (unwritten >= MAX_UNWRITTEN_BYTES) {
+          stream.pause();
+          written.then(
+            () => stream.resume(),
+            (error: Error) => stream.destroy(error),
+          );
+        }
       }
       size += chunk.length;
-    }
+    });
+    await received;
     flush();
     await written;
   } catch (error) {
