@@ -257,7 +257,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const portraits = new PortraitService(
     database.db,
-    ledger,
     paidJobs,
     deps.providers?.portraits ?? createPortraitProvider(config),
     storage,

@@ -72,7 +72,7 @@ export function portraitRoutes(
         const user = currentUser(request);
         const form = await readForm(request);
         try {
-          return await portraits.create(user.id, form);
+          return await portraits.create(user, form);
         } finally {
           // The photo is never kept: its temporary file goes with the request.
           await form.file?.dispose();

@@ -15,7 +15,6 @@ import type { Db } from '../db/client';
 import { AppError } from '../errors';
 import { IMAGE_FILE_NAME, readStoredFile, type ImageStorage } from '../images/storage';
 import { withDeadline, type PaidJobs } from '../jobs/paid-job';
-import type { LedgerService } from '../ledger/service';
 import { portraitPixelSize } from '../providers/portraits/offline';
 import { PortraitProviderError, type PortraitProvider, type PortraitResult } from '../providers/portraits/types';
 import { checkUploadBytes, decodeUpload } from '../uploads/image-upload';
@@ -57,23 +56,26 @@ const DEADLINE_MARGIN_MS = 5000;
 export class PortraitService {
   constructor(
     private readonly db: Db,
-    private readonly ledger: LedgerService,
     private readonly jobs: PaidJobs,
     private readonly provider: PortraitProvider,
     private readonly storage: ImageStorage,
     private readonly options: PortraitServiceOptions,
   ) {}
 
-  async create(userId: number, form: PortraitForm): Promise<PortraitReply> {
+  /**
+   * `user.tokensAmount` is the balance as the session check read it at this request's
+   * start (as the chat's check uses it); the charge itself re-checks atomically.
+   */
+  async create(user: { id: number; tokensAmount: number }, form: PortraitForm): Promise<PortraitReply> {
+    const userId = user.id;
     const request = parseForm(form, this.options.appUrl);
 
     // Cheap checks of the photo before the balance, like the browser does on choosing it.
     if (request.photo.kind === 'upload') checkUploadBytes(request.photo.file.head, request.photo.file.size);
     const owned = request.photo.kind === 'reference' ? await this.ownedImage(userId, request.photo) : undefined;
 
-    // SPEC's third rule, before the costly decode; the charge itself re-checks atomically.
-    const balance = await this.ledger.balance(userId);
-    if (balance < PORTRAIT_COST) throw insufficient(balance);
+    // SPEC's third rule, before the costly decode.
+    if (user.tokensAmount < PORTRAIT_COST) throw insufficient(user.tokensAmount);
 
     const source = owned ? await this.readStored(owned.fileName) : (request.photo as PhotoUpload).file;
     const photo = await decodeUpload(source);
