@@ -38,7 +38,7 @@ const WRITE_BATCH_BYTES = 1024 * 1024;
  * still on its way to the disk (a disk slower than the network), so an upload never
  * holds more than this in memory.
  */
-const MAX_UNWRITTEN_BYTES = 4 * WRITE_BATCH_BYTES;
+const MAX_UNWRITTEN_BYTES = 2 * WRITE_BATCH_BYTES;
 
 let folder: Promise<string> | undefined;
 

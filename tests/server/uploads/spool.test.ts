@@ -16,7 +16,7 @@ function upload(total: number): { bytes: Buffer; stream: Readable } {
 
 describe('spoolUpload', () => {
   it('writes every byte up to the limit in order, counts the rest, and keeps the first bytes', async () => {
-    // Past the 4 MB that may wait for the disk, so reading pauses and resumes on the way.
+    // Far past the 2 MB that may wait for the disk, so reading pauses and resumes on the way.
     const { bytes, stream } = upload(12 * 1024 * 1024 + 123);
     const keep = 10 * 1024 * 1024;
     const spooled = await spoolUpload(stream, keep);
