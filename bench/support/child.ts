@@ -36,7 +36,7 @@ export async function startChild(
   const child: ChildProcess = fork(bundle, [], {
     // The young generation's size and MALLOC_ARENA_MAX as `npm start` sets them (package.json).
     execArgv: ['--max-semi-space-size=4'],
-    env: { ...process.env, MALLOC_ARENA_MAX: '2', ...env },
+    env: { ...process.env, MALLOC_ARENA_MAX: '1', ...env },
     stdio: ['ignore', options.discardStdout ? 'ignore' : 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
