@@ -18,7 +18,6 @@ const vendorPackages = [
   'xstate',
   '@xstate',
   'i18next',
-  'zod',
   'wretch',
   'use-sync-external-store',
 ];
@@ -59,7 +58,7 @@ function buildOutputs(): Plugin {
             await fs.rename(file, target);
             return;
           }
-          if (!TEXT_FILE.test(file)) return;
+          if (!TEXT_FILE.test(file) || file.includes(`${path.sep}.vite${path.sep}`)) return;
           const content = await fs.readFile(file);
           const [br, gz] = await Promise.all([
             brotli(content, {
@@ -80,6 +79,10 @@ function buildOutputs(): Plugin {
 
 export default defineConfig({
   plugins: [react(), tailwindcss(), buildOutputs()],
+  resolve: {
+    // Every browser import of zod goes through src/zod-setup.ts, which configures it first.
+    alias: [{ find: /^zod$/, replacement: path.resolve(import.meta.dirname, 'src/zod-setup.ts') }],
+  },
   server: {
     port: 5173,
     proxy: Object.fromEntries(apiPrefixes.map((prefix) => [prefix, { target: apiTarget, changeOrigin: false }])),
@@ -87,16 +90,19 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     sourcemap: 'hidden',
+    // .vite/manifest.json: which chunks each screen needs, for the server's preload links
+    // (server/http/pages.ts); never served.
+    manifest: true,
     chunkSizeWarningLimit: 1500,
     rolldownOptions: {
       output: {
         codeSplitting: {
           groups: [
             {
-              // The libraries every page runs, in one long-cached file. src/zod-setup.ts rides
-              // with zod so that it runs before any module builds a schema.
+              // The libraries every page runs, in one long-cached file. zod is not one of
+              // them: the first screen needs no schema, and the screens load it themselves.
               name: 'vendor',
-              test: new RegExp(`node_modules[\\/](${vendorPackages.join('|')})[\\/]|src[\\/]zod-setup`),
+              test: new RegExp(`node_modules[\\/](${vendorPackages.join('|')})[\\/]`),
             },
           ],
         },

@@ -51,6 +51,10 @@ const SCREENS: Screen[] = [
 ];
 const CATEGORIES = ['performance', 'accessibility', 'best-practices'] as const;
 const OTHER_TARGET = 100;
+/** FRONTEND_SCREENS=/login,/chat measures only those; LIGHTHOUSE_REPORTS=dir keeps each median report's JSON. */
+const ONLY = process.env.FRONTEND_SCREENS?.split(',').filter(Boolean);
+const REPORTS_DIR = process.env.LIGHTHOUSE_REPORTS;
+const screensToMeasure = SCREENS.filter((screen) => !ONLY || ONLY.includes(screen.path));
 
 interface Measured {
   screen: Screen;
@@ -124,6 +128,13 @@ async function measureScreen(page: Page, baseUrl: string, screen: Screen): Promi
   for (let run = 0; run < RUNS; run += 1) lhrs.push(await measure(page, `${baseUrl}${screen.path}`));
   const sorted = [...lhrs].sort((a, b) => score(a, 'performance') - score(b, 'performance'));
   const lhr = sorted[Math.floor(sorted.length / 2)]!;
+  if (REPORTS_DIR) {
+    await fs.mkdir(REPORTS_DIR, { recursive: true });
+    await fs.writeFile(
+      path.join(REPORTS_DIR, `${screen.path.slice(1).replaceAll('/', '-')}.json`),
+      JSON.stringify(lhr),
+    );
+  }
   return { screen, runs: lhrs.map((l) => score(l, 'performance')), lhr, js: await javascriptOf(lhr) };
 }
 
@@ -237,9 +248,13 @@ export default async function frontendBench(): Promise<void> {
     const page = await browser.newPage();
     const loadBefore = os.loadavg();
     const results: Measured[] = [];
-    for (const screen of SCREENS.filter((s) => !s.signedIn)) results.push(await measureScreen(page, baseUrl, screen));
-    await signIn(page, baseUrl);
-    for (const screen of SCREENS.filter((s) => s.signedIn)) results.push(await measureScreen(page, baseUrl, screen));
+    for (const screen of screensToMeasure.filter((s) => !s.signedIn)) {
+      results.push(await measureScreen(page, baseUrl, screen));
+    }
+    if (screensToMeasure.some((s) => s.signedIn)) await signIn(page, baseUrl);
+    for (const screen of screensToMeasure.filter((s) => s.signedIn)) {
+      results.push(await measureScreen(page, baseUrl, screen));
+    }
     const loadAfter = os.loadavg();
 
     console.log(

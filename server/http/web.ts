@@ -1,12 +1,10 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorCatalogue, type ErrorBody } from '../../src/domain/errors';
 import { spaRoutePatterns } from '../../src/domain/routes';
-import { withSessionHint } from '../../src/domain/session-hint';
 import { SESSION_COOKIE } from '../auth/session';
+import { readPages, type Pages } from './pages';
 
 /** API prefixes: never answered with the SPA. */
 export const API_PREFIXES = [
@@ -44,54 +42,20 @@ export function preferredEncoding(header: string | undefined): Encoding {
   return 'identity';
 }
 
-interface Encoded {
-  identity: Buffer;
-  br?: Buffer;
-  gzip?: Buffer;
-}
-
-/** index.html as sent to visitors without a session cookie, and with one (marked). */
-interface IndexHtml {
-  signedOut: Encoded;
-  signedIn: Encoded;
-}
-
-/**
- * index.html, read once at start with the compressed copies the build made; the marked
- * copy for visitors with a session cookie (src/domain/session-hint.ts) is compressed here,
- * once, the same way.
- */
-function readIndexHtml(webDir: string): IndexHtml | undefined {
-  const file = path.join(webDir, 'index.html');
-  if (!fs.existsSync(file)) return undefined;
-  const optional = (name: string) => (fs.existsSync(name) ? fs.readFileSync(name) : undefined);
-  const html = fs.readFileSync(file);
-  const marked = Buffer.from(withSessionHint(html.toString('utf8')));
-  return {
-    signedOut: { identity: html, br: optional(`${file}.br`), gzip: optional(`${file}.gz`) },
-    signedIn: {
-      identity: marked,
-      br: zlib.brotliCompressSync(marked, {
-        params: { [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY },
-      }),
-      gzip: zlib.gzipSync(marked, { level: zlib.constants.Z_BEST_COMPRESSION }),
-    },
-  };
-}
-
 /**
  * The built SPA's files (dist/): hashed assets cached for a year, the rest revalidated;
  * each sent as the brotli or gzip copy made at build time when the browser accepts it.
  * Source maps are never served. Registered before the rate limit and the compression
  * plugin, so neither sees these routes: files cost a read from disk and nothing else.
- * Returns index.html for the page fallback, or undefined when there is no build.
+ * The build's manifest (.vite/) is not served either. Returns the pages for the page
+ * fallback, or undefined when there is no build.
  */
 export async function registerWebAssets(
   server: FastifyInstance,
   webDir: string | undefined,
-): Promise<IndexHtml | undefined> {
-  const index = webDir ? readIndexHtml(webDir) : undefined;
-  if (!webDir || !index) return undefined;
+): Promise<Pages | undefined> {
+  const pages = webDir ? readPages(webDir) : undefined;
+  if (!webDir || !pages) return undefined;
   await server.register(fastifyStatic, {
     root: webDir,
     wildcard: false,
@@ -99,30 +63,30 @@ export async function registerWebAssets(
     preCompressed: true,
     // The compressed copies are chosen by preCompressed, never asked for by name; the page
     // is served by the fallback below, which also keeps the session hint in step.
-    globIgnore: ['**/*.br', '**/*.gz', '**/*.map', 'index.html'],
-    allowedPath: (pathName) => !pathName.endsWith('.map'),
+    globIgnore: ['**/*.br', '**/*.gz', '**/*.map', 'index.html', '.vite/**'],
+    allowedPath: (pathName) => !pathName.endsWith('.map') && !pathName.startsWith('/.vite/'),
     setHeaders: (reply, filePath) => {
       const immutable = filePath.includes(`${path.sep}assets${path.sep}`);
       reply.header('cache-control', immutable ? IMMUTABLE : 'no-cache');
     },
   });
-  return index;
+  return pages;
 }
 
 /**
  * Everything no route answers. A GET for a page (any path outside the API and /assets/)
- * gets index.html from memory, never cached, with status 200 on a SPEC route and 404
- * elsewhere (the SPA shows its own not-found view), marked for a visitor who sent a session
- * cookie (src/domain/session-hint.ts). Pages are as cheap as a static file and stay outside
+ * gets the page from memory (server/http/pages.ts: the copy that preloads the screen it
+ * opens with, marked for a visitor who sent a session cookie), never cached, with status
+ * 200 on a SPEC route and 404 elsewhere (the SPA shows its own not-found view). Pages are as cheap as a static file and stay outside
  * the rate limit. Unknown API paths and other methods get JSON 404s and count against the
  * limit, so probing the API spends the same allowance as using it.
  */
-export function registerPageFallback(server: FastifyInstance, index: IndexHtml | undefined): void {
+export function registerPageFallback(server: FastifyInstance, pages: Pages | undefined): void {
   const limit = server.rateLimit();
   const isSpaRoute = (url: string) => spaRoutePatterns.some((pattern) => pattern.test(url));
   const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? '/';
   const isPage = (request: FastifyRequest) =>
-    index !== undefined &&
+    pages !== undefined &&
     (request.method === 'GET' || request.method === 'HEAD') &&
     !NOT_PAGES.some((prefix) => pathOf(request).startsWith(prefix));
 
@@ -133,11 +97,11 @@ export function registerPageFallback(server: FastifyInstance, index: IndexHtml |
       },
     },
     async (request, reply) => {
-      if (index && isPage(request)) {
-        const page = request.cookies[SESSION_COOKIE] ? index.signedIn : index.signedOut;
+      if (pages && isPage(request)) {
+        const page = pages.pageFor(pathOf(request), Boolean(request.cookies[SESSION_COOKIE]));
         const encoding = preferredEncoding(request.headers['accept-encoding']);
-        const body = (encoding !== 'identity' && page[encoding]) || page.identity;
-        if (body !== page.identity) reply.header('content-encoding', encoding);
+        const body = page[encoding];
+        if (encoding !== 'identity') reply.header('content-encoding', encoding);
         return reply
           .status(isSpaRoute(pathOf(request)) ? 200 : 404)
           .header('cache-control', 'no-cache')

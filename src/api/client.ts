@@ -1,5 +1,4 @@
 import wretch, { type Wretch, type WretchError } from 'wretch';
-import type { z } from 'zod';
 import { codeForStatus, genericMessages, messageForStatus } from '../domain/errors';
 
 /** Same origin by default; VITE_API_URL points the app at another API host. */
@@ -95,8 +94,16 @@ function safeParse(text: string | undefined): unknown {
   }
 }
 
+/** What checks a response body: a zod schema, or a hand-written parser of the same shape. */
+export interface ResponseParser<T> {
+  safeParse(value: unknown): { success: true; data: T } | { success: false };
+}
+
+/** For calls whose body is not read. */
+export const anyBody: ResponseParser<unknown> = { safeParse: (value) => ({ success: true, data: value }) };
+
 /** Runs a wretch call, unwraps and validates the body, and maps failures to ApiError. */
-export async function request<T>(call: (w: Wretch) => Promise<unknown>, schema: z.ZodType<T>): Promise<T> {
+export async function request<T>(call: (w: Wretch) => Promise<unknown>, schema: ResponseParser<T>): Promise<T> {
   let body: unknown;
   try {
     body = await call(api());

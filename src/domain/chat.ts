@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { chatErrorMessages } from './chat-messages';
 import type { Problem } from './errors';
 import { storedText } from './text';
 
@@ -31,19 +32,8 @@ export const WORDS_PER_1000_TOKENS = 750;
 /** Height the input box may grow to, in pixels. */
 export const CHAT_INPUT_MAX_HEIGHT_PX = 120;
 
-/** SPEC 8: the chat's error texts, word for word. */
-export const chatErrorMessages = {
-  loadModels: 'Failed to load available models',
-  loadConversations: 'Failed to load conversations',
-  createConversation: 'Failed to create conversation',
-  loadConversation: 'Failed to load conversation',
-  deleteConversation: 'Failed to delete conversation',
-  noModelSelected: 'No model selected. Please select a model in settings.',
-  createOrLoadConversation: 'Failed to create or load conversation',
-  sendMessage: 'Failed to send message',
-  streamErrorFallback: 'Something went wrong :(',
-  noResponseBody: 'No response body reader',
-} as const;
+/** SPEC 8: the chat's error texts, word for word (chat-messages.ts). */
+export { chatErrorMessages };
 
 export type ChatErrorKey = keyof typeof chatErrorMessages;
 

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import {
-  GALLERY_PAGE_SIZES,
   IMAGE_PAGE_DEFAULT_LIMIT,
   IMAGE_PAGE_MAX_LIMIT,
   IMAGE_SEARCH_MAX_LENGTH,
   type ImageRecord,
 } from './image-record';
+import { GALLERY_MAX_PAGE } from './gallery-search';
 
-/** The largest page number accepted: far beyond any gallery, far below overflowing an offset. */
-export const GALLERY_MAX_PAGE = 1_000_000;
+export { GALLERY_MAX_PAGE, gallerySearchOf, isGalleryPageSize, type GalleryPageSize } from './gallery-search';
+
 /** PostgreSQL's integer: no image id is larger. */
 export const IMAGE_ID_MAX = 2_147_483_647;
 
@@ -52,12 +52,6 @@ export const imageListQuerySchema = z.object({
 export const imageIdParamsSchema = z.object({
   id: plainDecimal('id must be a whole number', IMAGE_ID_MAX),
 });
-
-export type GalleryPageSize = (typeof GALLERY_PAGE_SIZES)[number];
-
-export function isGalleryPageSize(value: number): value is GalleryPageSize {
-  return (GALLERY_PAGE_SIZES as readonly number[]).includes(value);
-}
 
 /** One slot of the pagination bar: a page number or a gap. */
 export type PageSlot = { kind: 'page'; page: number } | { kind: 'gap'; key: 'start' | 'end' };
@@ -120,22 +114,4 @@ export function regenerateSearch(image: ImageRecord): RegenerateSearch {
   if (image.modelVariant) search.variant = image.modelVariant;
   if (image.seed !== null) search.seed = String(image.seed);
   return search;
-}
-
-/**
- * /gallery's page and page size from the URL; anything else (a size not offered, a page
- * that is not a plain whole number) is left out, so the defaults apply.
- */
-export function gallerySearchOf(search: Record<string, unknown>): { page?: number; limit?: GalleryPageSize } {
-  const whole = (value: unknown): number | undefined => {
-    const text = typeof value === 'number' ? String(value) : value;
-    if (typeof text !== 'string' || !/^[1-9][0-9]{0,6}$/.test(text)) return undefined;
-    return Number(text);
-  };
-  const page = whole(search.page);
-  const limit = whole(search.limit);
-  return {
-    ...(page !== undefined && page <= GALLERY_MAX_PAGE ? { page } : {}),
-    ...(limit !== undefined && isGalleryPageSize(limit) ? { limit } : {}),
-  };
 }

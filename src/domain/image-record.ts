@@ -68,8 +68,7 @@ export type ImagePage = z.infer<typeof imagePageSchema>;
 export const DASHBOARD_PREVIEW_LIMIT = 6;
 export const IMAGE_PAGE_DEFAULT_LIMIT = 12;
 export const IMAGE_PAGE_MAX_LIMIT = 100;
-/** SPEC section 9: the gallery's page sizes. */
-export const GALLERY_PAGE_SIZES = [6, 12, 24, 48] as const;
+export { GALLERY_PAGE_SIZES } from './gallery-search';
 /** The longest prompt search the server accepts (the prompt's own limit). */
 export const IMAGE_SEARCH_MAX_LENGTH = 2000;
 /** The long edge of a list thumbnail, in pixels (server/images/thumbnails.ts makes them). */

@@ -41,3 +41,20 @@ export function stringifySearchText(search: Record<string, unknown>): string {
   const text = params.toString();
   return text ? `?${text}` : '';
 }
+
+/**
+ * The search values a route keeps: each named key whose value is text (values arrive as
+ * text, parseSearchText) of at most its length. Anything else is left out, as if the
+ * address had not named it.
+ */
+export function textSearch<K extends string>(
+  search: Record<string, unknown>,
+  maxLengths: Record<K, number>,
+): Partial<Record<K, string>> {
+  const kept: Partial<Record<K, string>> = {};
+  for (const key of Object.keys(maxLengths) as K[]) {
+    const value = search[key];
+    if (typeof value === 'string' && value.length <= maxLengths[key]) kept[key] = value;
+  }
+  return kept;
+}

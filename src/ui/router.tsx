@@ -9,13 +9,13 @@ import {
 import { useSelector } from '@xstate/react';
 import { lazy, Suspense, useState } from 'react';
 import { waitFor } from 'xstate';
-import { z } from 'zod';
 import type { AppActors, SessionRef } from './app-context';
 import { useAppActors } from './app-context';
 import { ErrorFallback, NotFound } from './common/ErrorFallback';
 import { FullScreenSpinner } from './common/Spinner';
-import { gallerySearchOf } from '../domain/gallery';
-import { parseSearchText, stringifySearchText } from '../domain/routes';
+import type { RegenerateSearch } from '../domain/gallery';
+import { gallerySearchOf } from '../domain/gallery-search';
+import { parseSearchText, stringifySearchText, textSearch } from '../domain/routes';
 
 /*
  * Code splitting: the entry chunk holds React, the router and the session; every screen
@@ -109,17 +109,17 @@ const indexRoute = createRoute({
   },
 });
 
-const loginSearch = z.object({
-  redirect: z.string().optional().catch(undefined),
-  error: z.string().optional().catch(undefined),
-});
+const loginSearch = (search: Record<string, unknown>): { redirect?: string; error?: string } =>
+  textSearch(search, { redirect: Infinity, error: Infinity });
 
 const loginRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/login',
-  validateSearch: (search) => loginSearch.parse(search),
+  validateSearch: loginSearch,
   beforeLoad: async ({ context }) => {
-    const snapshot = await settledSession(context.actors.session);
+    // The screen's code is awaited here, not suspended on while rendering (React would
+    // hold the finished screen back for up to 300 ms before showing it).
+    const [snapshot] = await Promise.all([settledSession(context.actors.session), loginScreenLoaded()]);
     if (snapshot.matches('authenticated')) throw redirect({ to: '/dashboard', replace: true });
   },
   component: function LoginRoute() {
@@ -144,22 +144,23 @@ const appRoute = createRoute({
   pendingComponent: FullScreenSpinner,
 });
 
-const dashboardSearch = z.object({
-  prompt: z.string().max(2000).optional().catch(undefined),
-  // Regenerate's other parameters (src/domain/gallery.ts regenerateSearch), kept as text.
-  model: z.string().max(40).optional().catch(undefined),
-  size: z.string().max(40).optional().catch(undefined),
-  aspectRatio: z.string().max(40).optional().catch(undefined),
-  stylePreset: z.string().max(40).optional().catch(undefined),
-  negativePrompt: z.string().max(2000).optional().catch(undefined),
-  variant: z.string().max(40).optional().catch(undefined),
-  seed: z.string().max(20).optional().catch(undefined),
-});
+const dashboardSearch = (search: Record<string, unknown>): Partial<RegenerateSearch> =>
+  textSearch(search, {
+    prompt: 2000,
+    // Regenerate's other parameters (src/domain/gallery.ts regenerateSearch), kept as text.
+    model: 40,
+    size: 40,
+    aspectRatio: 40,
+    stylePreset: 40,
+    negativePrompt: 2000,
+    variant: 40,
+    seed: 20,
+  });
 
 const dashboardRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/dashboard',
-  validateSearch: (search) => dashboardSearch.parse(search),
+  validateSearch: dashboardSearch,
   component: DashboardScreen,
 });
 
@@ -202,18 +203,13 @@ const billingRoute = createRoute({
   component: BillingScreen,
 });
 
-/** Search values arrive as text (parseSearchText); anything else is left out. */
-const searchText = z.string().optional().catch(undefined);
-
-const paymentStatusSearch = z.object({
-  paymentId: searchText,
-  status: searchText,
-});
+const paymentStatusSearch = (search: Record<string, unknown>): { paymentId?: string; status?: string } =>
+  textSearch(search, { paymentId: Infinity, status: Infinity });
 
 const paymentStatusRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/payment-status',
-  validateSearch: (search) => paymentStatusSearch.parse(search),
+  validateSearch: paymentStatusSearch,
   component: function PaymentStatusRoute() {
     const search = paymentStatusRoute.useSearch();
     // A new payment id is a new check: the screen's actor starts afresh.

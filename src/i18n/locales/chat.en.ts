@@ -1,4 +1,4 @@
-import { chatErrorMessages } from '../../domain/chat';
+import { chatErrorMessages } from '../../domain/chat-messages';
 import type { chatRu } from './chat.ru';
 
 /** Texts of the chat feature, English: the same keys as Russian. */

@@ -1,4 +1,4 @@
-import { generationMessages, IMAGE_MODELS } from '../../domain/images';
+import { generationMessages, IMAGE_MODELS } from '../../domain/image-catalogue';
 import type { generationRu } from './generation.ru';
 
 /** Texts of the generation feature, English: the same keys as Russian. */

@@ -1,0 +1,133 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { withSessionHint } from '../../src/domain/session-hint';
+
+/**
+ * The SPA's page, one copy per screen it opens with. Each copy names, as modulepreload
+ * links, the code of the screen (and of the shell around it) beside the entry's own, so
+ * the browser fetches it at once instead of after the entry has run and asked for it:
+ * one round trip less before the first screen. The file names come from the build's
+ * manifest (dist/.vite/manifest.json, see vite.config.ts); without one, every page is the
+ * plain index.html.
+ */
+
+/** Vite's build manifest: source module -> its chunk and the chunks it imports. */
+type Manifest = Record<string, { file: string; imports?: string[]; isEntry?: boolean }>;
+
+/** The source modules a screen's first render needs (the router loads them lazily). */
+const SCREENS = {
+  login: ['src/ui/login/LoginScreen.tsx'],
+  dashboard: ['src/ui/shell/AppShell.tsx', 'src/ui/dashboard/DashboardScreen.tsx'],
+  portrait: ['src/ui/shell/AppShell.tsx', 'src/ui/portrait/PortraitScreen.tsx'],
+  gallery: ['src/ui/shell/AppShell.tsx', 'src/ui/gallery/GalleryScreen.tsx'],
+  chat: ['src/ui/shell/AppShell.tsx', 'src/ui/chat/ChatScreen.tsx'],
+  billing: ['src/ui/shell/AppShell.tsx', 'src/ui/billing/BillingScreen.tsx'],
+  paymentStatus: ['src/ui/shell/AppShell.tsx', 'src/ui/payment-status/PaymentStatusScreen.tsx'],
+} as const;
+
+export type Screen = keyof typeof SCREENS;
+
+/**
+ * The screen a page opens with: without a session cookie every protected page shows the
+ * login screen (the router's guard sends it there), with one /login and / go on to the
+ * dashboard. Pages of no screen (the not-found view, development pages) get none.
+ */
+export function openingScreen(pathname: string, hasSession: boolean): Screen | undefined {
+  const page = pathname.replace(/\/+$/, '') || '/';
+  const protectedScreens: Array<[RegExp, Screen]> = [
+    [/^\/dashboard$/, 'dashboard'],
+    [/^\/portrait-creator$/, 'portrait'],
+    [/^\/gallery$/, 'gallery'],
+    [/^\/chat(?:\/[^/]+)?$/, 'chat'],
+    [/^\/billing$/, 'billing'],
+    [/^\/payment-status$/, 'paymentStatus'],
+  ];
+  if (page === '/' || page === '/login') return hasSession ? 'dashboard' : 'login';
+  const screen = protectedScreens.find(([pattern]) => pattern.test(page))?.[1];
+  if (!screen) return undefined;
+  return hasSession ? screen : 'login';
+}
+
+/** The chunks a module needs, itself first, then what it imports (each once). */
+function chunksOf(manifest: Manifest, key: string, seen = new Set<string>()): string[] {
+  if (seen.has(key)) return [];
+  seen.add(key);
+  const entry = manifest[key];
+  if (!entry) return [];
+  return [entry.file, ...(entry.imports ?? []).flatMap((imported) => chunksOf(manifest, imported, seen))];
+}
+
+/** The modulepreload links of a screen's code that the entry does not already preload. */
+export function screenPreloads(manifest: Manifest, screen: Screen): string[] {
+  const entryKey = Object.keys(manifest).find((key) => manifest[key]?.isEntry);
+  const loadedByEntry = new Set(entryKey ? chunksOf(manifest, entryKey) : []);
+  const files = new Set<string>();
+  for (const source of SCREENS[screen]) {
+    if (!manifest[source]) throw new Error(`the build's manifest has no ${source}`);
+    for (const file of chunksOf(manifest, source)) if (!loadedByEntry.has(file)) files.add(file);
+  }
+  return [...files];
+}
+
+export interface Encoded {
+  identity: Buffer;
+  br: Buffer;
+  gzip: Buffer;
+}
+
+function encoded(html: string): Encoded {
+  const identity = Buffer.from(html);
+  return {
+    identity,
+    br: zlib.brotliCompressSync(identity, {
+      params: { [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY },
+    }),
+    gzip: zlib.gzipSync(identity, { level: zlib.constants.Z_BEST_COMPRESSION }),
+  };
+}
+
+export interface Pages {
+  /** The page for a path, as sent to a visitor with or without a session cookie. */
+  pageFor(pathname: string, hasSession: boolean): Encoded;
+}
+
+/**
+ * Reads index.html and the manifest once at start and makes every copy then, each
+ * compressed once (brotli and gzip at their highest levels); a visitor who sent a session
+ * cookie gets the copy marked for it (src/domain/session-hint.ts).
+ */
+export function readPages(webDir: string): Pages | undefined {
+  const indexFile = path.join(webDir, 'index.html');
+  if (!fs.existsSync(indexFile)) return undefined;
+  const index = fs.readFileSync(indexFile, 'utf8');
+  const manifestFile = path.join(webDir, '.vite', 'manifest.json');
+  const manifest: Manifest | undefined = fs.existsSync(manifestFile)
+    ? (JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Manifest)
+    : undefined;
+
+  const withPreloads = (html: string, screen: Screen | undefined) => {
+    if (!manifest || !screen) return html;
+    const links = screenPreloads(manifest, screen)
+      .map((file) => `<link rel="modulepreload" crossorigin href="/${file}">`)
+      .join('');
+    return html.replace('</head>', `${links}</head>`);
+  };
+  const cache = new Map<string, Encoded>();
+  const variant = (screen: Screen | undefined, hasSession: boolean) => {
+    const key = `${screen ?? ''}:${hasSession}`;
+    let page = cache.get(key);
+    if (!page) {
+      const html = withPreloads(index, screen);
+      page = encoded(hasSession ? withSessionHint(html) : html);
+      cache.set(key, page);
+    }
+    return page;
+  };
+  // Every copy is made now, so no request waits for a compression.
+  for (const hasSession of [false, true]) {
+    variant(undefined, hasSession);
+    for (const screen of Object.keys(SCREENS) as Screen[]) variant(screen, hasSession);
+  }
+  return { pageFor: (pathname, hasSession) => variant(openingScreen(pathname, hasSession), hasSession) };
+}
