@@ -1,41 +1,28 @@
 import i18next, { type i18n } from 'i18next';
-import { billingEn } from './locales/billing.en';
-import { billingRu } from './locales/billing.ru';
-import { chatEn } from './locales/chat.en';
-import { chatRu } from './locales/chat.ru';
-import { commonEn } from './locales/common.en';
-import { commonRu } from './locales/common.ru';
-import { galleryEn } from './locales/gallery.en';
-import { galleryRu } from './locales/gallery.ru';
-import { generationEn } from './locales/generation.en';
-import { generationRu } from './locales/generation.ru';
-import { portraitEn } from './locales/portrait.en';
-import { portraitRu } from './locales/portrait.ru';
+import { texts as ruTexts } from './texts.ru';
 
 export const languages = ['ru', 'en'] as const;
 export type Language = (typeof languages)[number];
 export const DEFAULT_LANGUAGE: Language = 'ru';
 export const LANGUAGE_STORAGE_KEY = 'language';
 
-/** Namespaces per feature; each feature adds its own pair of files. */
-export const resources = {
-  ru: {
-    common: commonRu,
-    generation: generationRu,
-    chat: chatRu,
-    billing: billingRu,
-    gallery: galleryRu,
-    portrait: portraitRu,
-  },
-  en: {
-    common: commonEn,
-    generation: generationEn,
-    chat: chatEn,
-    billing: billingEn,
-    gallery: galleryEn,
-    portrait: portraitEn,
-  },
-} as const;
+/**
+ * Every text of one language, namespaces per feature (each feature adds its own pair of
+ * files under locales/). Russian, the default, comes with the app; English is fetched
+ * when it is the chosen language, so nobody downloads both.
+ */
+export type Texts = typeof ruTexts;
+
+let loaded: Texts = ruTexts;
+
+/** The texts of the language the page runs in (after initI18n). */
+export function currentTexts(): Texts {
+  return loaded;
+}
+
+async function textsOf(language: Language): Promise<Texts> {
+  return language === 'en' ? (await import('./texts.en')).texts : ruTexts;
+}
 
 export function storedLanguage(storage: Pick<Storage, 'getItem'> | undefined = globalThis.localStorage): Language {
   try {
@@ -47,12 +34,13 @@ export function storedLanguage(storage: Pick<Storage, 'getItem'> | undefined = g
 }
 
 export async function initI18n(language: Language = storedLanguage()): Promise<i18n> {
+  loaded = await textsOf(language);
   await i18next.init({
     lng: language,
-    fallbackLng: DEFAULT_LANGUAGE,
+    fallbackLng: false,
     defaultNS: 'common',
-    ns: Object.keys(resources.ru),
-    resources,
+    ns: Object.keys(loaded),
+    resources: { [language]: loaded },
     interpolation: { escapeValue: false },
     returnNull: false,
   });

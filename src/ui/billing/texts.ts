@@ -6,13 +6,13 @@ import {
   type Plan,
 } from '../../domain/billing';
 import { messageText } from '../../api/error-text';
-import { i18next, resources, storedLanguage } from '../../i18n';
+import { currentTexts, i18next, storedLanguage } from '../../i18n';
 
 const t = i18next.t;
 
 /** SPEC's English messages in the chosen language; an unknown text is shown as it came. */
 export function translateBillingError(message: string): string {
-  const own: Record<string, string> = resources[storedLanguage()].billing.errors;
+  const own: Record<string, string> = currentTexts().billing.errors;
   return own[message] ?? messageText(message, 'billing');
 }
 
@@ -51,17 +51,17 @@ export function formatDateTime(iso: string): string {
 }
 
 export function planName(id: string): string {
-  const names: Record<string, string> = resources[storedLanguage()].billing.planNames;
+  const names: Record<string, string> = currentTexts().billing.planNames;
   return names[id] ?? id;
 }
 
 export function statusName(status: string): string {
-  const names: Record<string, string> = resources[storedLanguage()].billing.statuses;
+  const names: Record<string, string> = currentTexts().billing.statuses;
   return names[status] ?? status;
 }
 
 export function paymentStatusName(status: string): string {
-  const names: Record<string, string> = resources[storedLanguage()].billing.history.statuses;
+  const names: Record<string, string> = currentTexts().billing.history.statuses;
   return names[status] ?? status;
 }
 
@@ -127,7 +127,7 @@ export function planFeature(plan: Plan, key: string): string {
     case 'perToken':
       return t('billing:plans.features.perToken', { price: tokenRate() });
     default: {
-      const features: Record<string, string> = resources[storedLanguage()].billing.plans.features;
+      const features: Record<string, string> = currentTexts().billing.plans.features;
       return features[key] ?? key;
     }
   }

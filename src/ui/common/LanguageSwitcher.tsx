@@ -1,57 +1,58 @@
-import { DropdownMenu } from 'radix-ui';
-import { Check, Globe } from 'lucide-react';
-import { i18next, languages, storedLanguage, switchLanguage } from '../../i18n';
+import { Globe } from 'lucide-react';
+import { useState, type ComponentType } from 'react';
+import { i18next, storedLanguage, type Language } from '../../i18n';
 
 const t = i18next.t;
 
+export const triggerClassName =
+  'flex items-center gap-1 rounded-lg px-2 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-100';
+
+/** The button's name: what it is and which language is chosen. */
+export const triggerLabel = (current: Language) => `${t('header.language')}: ${t(`languages.${current}`)}`;
+
+type Menu = ComponentType<{ current: Language }>;
+
+const loadMenu = () => import('./LanguageMenu');
+
 /**
- * SPEC section 1: Russian or English, remembered, switching reloads the page. The menu's
- * items are radio items, so screen readers hear which language is the current one.
+ * SPEC section 1: Russian or English, remembered, switching reloads the page. Every
+ * screen shows this button; the menu behind it (Radix's dropdown, with its positioning
+ * and focus handling) is code no screen needs to appear, so it is fetched when the
+ * pointer or the focus comes to the button and shown, open, on the first click (or
+ * Arrow Down). From then on the menu's own trigger stands in the button's place.
  */
 export function LanguageSwitcher() {
   const current = storedLanguage();
+  const [menu, setMenu] = useState<{ Menu: Menu } | null>(null);
+  if (menu) return <menu.Menu current={current} />;
+
+  const preload = () => void loadMenu().catch(() => undefined);
+  const open = () => {
+    loadMenu().then(
+      (module) => setMenu({ Menu: module.LanguageMenu }),
+      () => undefined, // offline: the button stays, and the next click tries again
+    );
+  };
   return (
-    <DropdownMenu.Root>
-      <DropdownMenu.Trigger
-        aria-label={`${t('header.language')}: ${t(`languages.${current}`)}`}
-        data-testid="language-switcher"
-        className="flex items-center gap-1 rounded-lg px-2 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-100"
-      >
-        <Globe className="h-4 w-4" aria-hidden />
-        {current.toUpperCase()}
-      </DropdownMenu.Trigger>
-      <DropdownMenu.Portal>
-        <DropdownMenu.Content
-          align="end"
-          sideOffset={6}
-          aria-label={t('header.language')}
-          className="z-50 min-w-36 rounded-lg border bg-white p-1 shadow-lg"
-        >
-          <DropdownMenu.RadioGroup
-            value={current}
-            onValueChange={(value) => {
-              const language = languages.find((l) => l === value);
-              if (language && language !== current) switchLanguage(language);
-            }}
-          >
-            {languages.map((language) => (
-              <DropdownMenu.RadioItem
-                key={language}
-                value={language}
-                data-testid={`language-${language}`}
-                className="flex cursor-pointer items-center gap-2 rounded px-3 py-2 text-sm outline-none data-[highlighted]:bg-indigo-50 data-[state=checked]:font-semibold data-[state=checked]:text-indigo-700"
-              >
-                <span className="flex h-4 w-4 items-center justify-center">
-                  <DropdownMenu.ItemIndicator>
-                    <Check className="h-4 w-4" aria-hidden />
-                  </DropdownMenu.ItemIndicator>
-                </span>
-                <span lang={language}>{t(`languages.${language}`)}</span>
-              </DropdownMenu.RadioItem>
-            ))}
-          </DropdownMenu.RadioGroup>
-        </DropdownMenu.Content>
-      </DropdownMenu.Portal>
-    </DropdownMenu.Root>
+    <button
+      type="button"
+      aria-haspopup="menu"
+      aria-expanded={false}
+      aria-label={triggerLabel(current)}
+      data-testid="language-switcher"
+      className={triggerClassName}
+      onPointerEnter={preload}
+      onFocus={preload}
+      onClick={open}
+      onKeyDown={(event) => {
+        if (event.key === 'ArrowDown') {
+          event.preventDefault();
+          open();
+        }
+      }}
+    >
+      <Globe className="h-4 w-4" aria-hidden />
+      {current.toUpperCase()}
+    </button>
   );
 }

@@ -3,7 +3,7 @@ import { useActorRef, useSelector } from '@xstate/react';
 import { CheckCircle2, Clock, XCircle } from 'lucide-react';
 import { useMemo } from 'react';
 import { livePaymentStatusMachine } from '../../api/billing';
-import { i18next, resources, storedLanguage } from '../../i18n';
+import { currentTexts, i18next } from '../../i18n';
 import { useAppActors, useLiveActor } from '../app-context';
 import { Spinner } from '../common/Spinner';
 import { money, planName, translateBillingError } from '../billing/texts';
@@ -17,7 +17,7 @@ const secondary =
 
 function reasonText(reason: string | null | undefined): string | null {
   if (!reason) return null;
-  const reasons: Record<string, string> = resources[storedLanguage()].billing.status.reasons;
+  const reasons: Record<string, string> = currentTexts().billing.status.reasons;
   return reasons[reason] ?? reason.replaceAll('_', ' ');
 }
 
