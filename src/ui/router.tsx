@@ -11,6 +11,7 @@ import { lazy, Suspense, useState } from 'react';
 import { waitFor } from 'xstate';
 import type { AppActors, SessionRef } from './app-context';
 import { useAppActors } from './app-context';
+import { Deferred } from './common/Deferred';
 import { ErrorFallback, NotFound } from './common/ErrorFallback';
 import { FullScreenSpinner } from './common/Spinner';
 import type { RegenerateSearch } from '../domain/gallery';
@@ -124,7 +125,11 @@ const loginRoute = createRoute({
   },
   component: function LoginRoute() {
     const search = loginRoute.useSearch();
-    return <LoginScreen redirect={search.redirect} error={search.error} />;
+    return (
+      <Deferred>
+        <LoginScreen redirect={search.redirect} error={search.error} />
+      </Deferred>
+    );
   },
 });
 

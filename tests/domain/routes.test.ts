@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSearchText, stringifySearchText } from '../../src/domain/routes';
+import { parseSearchText, stringifySearchText, textSearch } from '../../src/domain/routes';
 
 describe('query values stay text', () => {
   it('reads every value as the text the address holds', () => {
@@ -32,5 +32,57 @@ describe('query values stay text', () => {
     ]) {
       expect(parseSearchText(stringifySearchText(search))).toEqual(search);
     }
+  });
+});
+
+describe('textSearch', () => {
+  it('keeps the named keys whose values are text within their length', () => {
+    expect(textSearch({ prompt: 'a cat', seed: '42' }, { prompt: 2000, seed: 20 })).toEqual({
+      prompt: 'a cat',
+      seed: '42',
+    });
+    expect(textSearch({ status: '' }, { status: 10 })).toEqual({ status: '' });
+  });
+
+  it('keeps text of exactly the maximum length and drops text one longer', () => {
+    expect(textSearch({ seed: 'x'.repeat(20) }, { seed: 20 })).toEqual({ seed: 'x'.repeat(20) });
+    expect(textSearch({ seed: 'x'.repeat(21) }, { seed: 20 })).toEqual({});
+    expect(textSearch({ model: 'm'.repeat(41), size: 's'.repeat(40) }, { model: 40, size: 40 })).toEqual({
+      size: 's'.repeat(40),
+    });
+  });
+
+  it('drops values that are not text', () => {
+    for (const value of [42, 0, true, null, ['a'], { text: 'a' }, undefined]) {
+      const kept = textSearch({ prompt: value, seed: '1' }, { prompt: 2000, seed: 20 });
+      expect(kept, JSON.stringify(value)).toEqual({ seed: '1' });
+      expect(Object.keys(kept), JSON.stringify(value)).toEqual(['seed']);
+    }
+  });
+
+  it('drops keys the route does not name', () => {
+    const search = { paymentId: '123', status: 'success', admin: 'true', page: '2' };
+    const kept = textSearch(search, { paymentId: Infinity, status: Infinity });
+    expect(kept).toEqual({ paymentId: '123', status: 'success' });
+    expect(Object.keys(kept).sort()).toEqual(['paymentId', 'status']);
+  });
+
+  it('keeps text of any length under an Infinity maximum', () => {
+    const redirect = `/payment-status?paymentId=${'9'.repeat(100_000)}`;
+    expect(textSearch({ redirect }, { redirect: Infinity })).toEqual({ redirect });
+  });
+
+  it('leaves out missing values altogether, with no key holding undefined', () => {
+    const kept = textSearch({ prompt: 'a cat', seed: 12 }, { prompt: 2000, seed: 20, model: 40 });
+    expect(Object.keys(kept)).toEqual(['prompt']);
+    expect(Object.hasOwn(kept, 'seed')).toBe(false);
+    expect(Object.hasOwn(kept, 'model')).toBe(false);
+    expect(Object.keys(textSearch({}, { redirect: Infinity, error: Infinity }))).toEqual([]);
+  });
+
+  it('reads what parseSearchText gives', () => {
+    expect(
+      textSearch(parseSearchText('?paymentId=007&status=success&x=1'), { paymentId: Infinity, status: Infinity }),
+    ).toEqual({ paymentId: '007', status: 'success' });
   });
 });

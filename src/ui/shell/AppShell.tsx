@@ -1,5 +1,6 @@
 import { Navigate, Outlet } from '@tanstack/react-router';
 import { useSessionUser } from '../app-context';
+import { Deferred } from '../common/Deferred';
 import { Header } from './Header';
 
 /** The frame of every protected screen. Leaves for /login as soon as the session ends. */
@@ -10,7 +11,9 @@ export function AppShell() {
     <div className="flex min-h-screen flex-col">
       <Header user={user} />
       <main className="flex-1">
-        <Outlet />
+        <Deferred>
+          <Outlet />
+        </Deferred>
       </main>
     </div>
   );

@@ -13,6 +13,38 @@ const INDEX =
 const SCRIPT = `export const text = ${JSON.stringify('a fairly compressible script. '.repeat(200))};\n`;
 const ASSET = '/assets/app-Abc123.js';
 
+/** Every screen module server/http/pages.ts looks up, each in its own chunk, sharing one. */
+const SCREEN_CHUNKS = [
+  { source: 'src/ui/login/LoginScreen.tsx', file: 'assets/LoginScreen-L1.js' },
+  { source: 'src/ui/shell/AppShell.tsx', file: 'assets/AppShell-S1.js' },
+  { source: 'src/ui/dashboard/DashboardScreen.tsx', file: 'assets/DashboardScreen-D1.js' },
+  { source: 'src/ui/portrait/PortraitScreen.tsx', file: 'assets/PortraitScreen-P1.js' },
+  { source: 'src/ui/gallery/GalleryScreen.tsx', file: 'assets/GalleryScreen-G1.js' },
+  { source: 'src/ui/chat/ChatScreen.tsx', file: 'assets/ChatScreen-C1.js' },
+  { source: 'src/ui/billing/BillingScreen.tsx', file: 'assets/BillingScreen-B1.js' },
+  { source: 'src/ui/payment-status/PaymentStatusScreen.tsx', file: 'assets/PaymentStatusScreen-Y1.js' },
+  { source: '_forms.js', file: 'assets/forms-F1.js' },
+];
+const MANIFEST = {
+  'index.html': { file: ASSET.slice(1), src: 'index.html', isEntry: true },
+  ...Object.fromEntries(
+    SCREEN_CHUNKS.map(({ source, file }) => [
+      source,
+      { file, ...(source.startsWith('src/') ? { src: source, isDynamicEntry: true, imports: ['_forms.js'] } : {}) },
+    ]),
+  ),
+};
+
+const preload = (file: string) => `<link rel="modulepreload" crossorigin href="/${file}">`;
+/** index.html as sent to a visitor without a session: it preloads the login screen's code. */
+const LOGIN_PAGE = INDEX.replace(
+  '</head>',
+  `${preload('assets/LoginScreen-L1.js')}${preload('assets/forms-F1.js')}</head>`,
+);
+const DASHBOARD_LINKS = ['assets/AppShell-S1.js', 'assets/forms-F1.js', 'assets/DashboardScreen-D1.js']
+  .map(preload)
+  .join('');
+
 /** A build as vite.config.ts writes it: files, their .br and .gz copies, no maps in dist/. */
 async function fakeBuild(): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'imagegen-web-'));
@@ -27,6 +59,10 @@ async function fakeBuild(): Promise<string> {
   await write('favicon.svg', `<svg xmlns="http://www.w3.org/2000/svg">${'<g/>'.repeat(300)}</svg>`);
   // A map left in dist/ by mistake is still never served.
   await fs.writeFile(path.join(dir, `${ASSET.slice(1)}.map`), '{"version":3}');
+  for (const chunk of SCREEN_CHUNKS) await write(chunk.file, `export default ${JSON.stringify(chunk.file)};\n`);
+  // The build's manifest (vite.config.ts writes it uncompressed): read by the server, never served.
+  await fs.mkdir(path.join(dir, '.vite'));
+  await fs.writeFile(path.join(dir, '.vite', 'manifest.json'), JSON.stringify(MANIFEST, null, 2));
   return dir;
 }
 
@@ -126,11 +162,11 @@ describe.each(testDatabases())('the built app and compression on $name', (kind) 
       expect(response.headers['content-type'], page).toBe('text/html; charset=utf-8');
       expect(response.headers['cache-control'], page).toBe('no-cache');
       expect(response.headers['content-encoding'], page).toBe('br');
-      expect(decode(response), page).toBe(INDEX);
+      expect(decode(response), page).toBe(LOGIN_PAGE);
     }
     const gzip = await raw(`${app.url}/login`, { 'accept-encoding': 'gzip' });
     expect(gzip.headers['content-encoding']).toBe('gzip');
-    expect(decode(gzip)).toBe(INDEX);
+    expect(decode(gzip)).toBe(LOGIN_PAGE);
     const unknown = await raw(`${app.url}/no-such-page`);
     expect(unknown.status).toBe(404);
     expect(unknown.body.toString('utf8')).toBe(INDEX);
@@ -141,13 +177,48 @@ describe.each(testDatabases())('the built app and compression on $name', (kind) 
     const mark = '<meta name="imagegen-session" content="present" /></head>';
     for (const encoding of ['br', 'gzip', 'identity']) {
       const signedIn = await raw(`${app.url}/dashboard`, { cookie: anna.jar.header(), 'accept-encoding': encoding });
-      expect(decode(signedIn), encoding).toBe(INDEX.replace('</head>', mark));
+      expect(decode(signedIn), encoding).toBe(INDEX.replace('</head>', `${DASHBOARD_LINKS}${mark}`));
       expect(signedIn.headers.vary, encoding).toMatch(/cookie/i);
       const signedOut = await raw(`${app.url}/login`, { 'accept-encoding': encoding });
-      expect(decode(signedOut), encoding).toBe(INDEX);
+      expect(decode(signedOut), encoding).toBe(LOGIN_PAGE);
     }
     // Only the session cookie counts, not any cookie.
-    expect(decode(await raw(`${app.url}/login`, { cookie: 'other=1' }))).toBe(INDEX);
+    expect(decode(await raw(`${app.url}/login`, { cookie: 'other=1' }))).toBe(LOGIN_PAGE);
+    // A page of no screen preloads nothing.
+    expect(decode(await raw(`${app.url}/no-such-page`, { cookie: anna.jar.header() }))).toBe(
+      INDEX.replace('</head>', mark),
+    );
+  });
+
+  it('serves the chunks the pages preload, and never the build manifest', async () => {
+    for (const { file } of SCREEN_CHUNKS) {
+      const chunk = await raw(`${app.url}/${file}`, { 'accept-encoding': 'br' });
+      expect(chunk.status, file).toBe(200);
+      expect(decode(chunk), file).toBe(`export default ${JSON.stringify(file)};\n`);
+    }
+    const headerSets: Array<Record<string, string>> = [
+      {},
+      { 'accept-encoding': 'br, gzip' },
+      { cookie: anna.jar.header() },
+    ];
+    for (const headers of headerSets) {
+      const response = await raw(`${app.url}/.vite/manifest.json`, headers);
+      expect(response.status).toBe(404);
+      expect(decode(response)).not.toContain('isEntry');
+      expect(decode(response)).not.toContain('LoginScreen');
+    }
+    for (const url of [
+      '/.vite/',
+      '/.vite',
+      '/.vite/manifest.json?x=1',
+      '/%2Evite/manifest.json',
+      '/assets/../.vite/manifest.json',
+      '//.vite/manifest.json',
+    ]) {
+      const response = await raw(`${app.url}${url}`);
+      expect(response.status, url).toBe(404);
+      expect(decode(response), url).not.toContain('isEntry');
+    }
   });
 
   it('compresses JSON answers per request', async () => {
