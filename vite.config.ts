@@ -9,18 +9,21 @@ import { defineConfig, type Plugin } from 'vite';
 const apiPrefixes = ['/api', '/auth', '/llm', '/images', '/dev-idp', '/healthz', '/sandbox'];
 const apiTarget = `http://localhost:${process.env.API_PORT ?? '3001'}`;
 
-/** Libraries of the entry chunk (src/main.tsx's static imports). */
-const vendorPackages = [
-  'react',
-  'react-dom',
-  'scheduler',
-  '@tanstack',
-  'xstate',
-  '@xstate',
-  'i18next',
-  'wretch',
-  'use-sync-external-store',
-];
+/** The libraries every page runs (src/main.tsx and the login page or the app). */
+const vendorPackages = ['react', 'react-dom', 'scheduler', 'xstate', '@xstate', 'i18next', 'wretch', 'use-sync-external-store'];
+
+/** The app's own modules of src/main.tsx and of the login page (see the 'core' group). */
+const coreModules = new RegExp(
+  [
+    String.raw`src[\/]login-page\.tsx`,
+    String.raw`src[\/]api[\/](?:auth|client|session)\.ts`,
+    String.raw`src[\/]machines[\/](?:session|toasts|live-actors)\.ts`,
+    String.raw`src[\/]domain[\/](?:routes|redirect|session-hint|user|toast|errors)\.ts`,
+    String.raw`src[\/]i18n[\/](?:index|texts\.ru|locales[\/]\w+\.ru)\.ts`,
+    String.raw`src[\/]ui[\/](?:app-context|login[\/]LoginScreen|common[\/](?:LanguageSwitcher|Spinner|Deferred))\.tsx`,
+    String.raw`node_modules[\/]lucide-react[\/]`,
+  ].join('|'),
+);
 
 /** Where a production build keeps its source maps: beside dist/, never served. */
 export const SOURCE_MAP_DIR = 'dist-sourcemaps';
@@ -103,6 +106,18 @@ export default defineConfig({
               // them: the first screen needs no schema, and the screens load it themselves.
               name: 'vendor',
               test: new RegExp(`node_modules[\\/](${vendorPackages.join('|')})[\\/]`),
+            },
+            {
+              // The router, which the login page opened on its own does not need.
+              name: 'router',
+              test: /node_modules[\\/]@tanstack[\\/]/,
+            },
+            {
+              // What the login page runs besides the libraries, in one file rather than a
+              // dozen small ones (each costs a phone a request): the session, the API
+              // client, the Russian texts, the login screen and the icons.
+              name: 'core',
+              test: coreModules,
             },
           ],
         },

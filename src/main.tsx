@@ -1,35 +1,20 @@
-import { RouterProvider } from '@tanstack/react-router';
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
-import { createActor } from 'xstate';
-import { onUnauthorized } from './api/client';
-import { liveSessionMachine } from './api/session';
+import { mayBeSignedIn } from './api/auth';
 import { initI18n } from './i18n';
-import { registerLiveActor } from './machines/live-actors';
-import { toastsMachine } from './machines/toasts';
-import { AppActorsProvider } from './ui/app-context';
-import { createAppRouter } from './ui/router';
 import './styles.css';
 
 await initI18n();
 
-// The root actors live as long as the page: the session (SPEC section 4) and the toasts.
-const session = createActor(liveSessionMachine, { systemId: 'session' }).start();
-const toasts = createActor(toastsMachine, { systemId: 'toasts' }).start();
-registerLiveActor('session', session);
-registerLiveActor('toasts', toasts);
-// A 401 from any call ends the session; the guard then shows /login.
-onUnauthorized(() => session.send({ type: 'SESSION.EXPIRED' }));
-
-const actors = { session, toasts };
-const router = createAppRouter(actors);
-
 const container = document.getElementById('root');
 if (!container) throw new Error('#root is missing');
-createRoot(container).render(
-  <StrictMode>
-    <AppActorsProvider actors={actors}>
-      <RouterProvider router={router} />
-    </AppActorsProvider>
-  </StrictMode>,
-);
+
+/*
+ * Two ways in. A visitor who opens /login and cannot be signed in gets the login screen
+ * alone (login-page.tsx): React, the session statechart and the texts, without the
+ * router and the screens behind sign-in. Every other page starts the app (app.tsx). The
+ * server's page preloads the code of the way it expects (server/http/pages.ts).
+ */
+if (/^\/login\/?$/.test(globalThis.location.pathname) && !mayBeSignedIn()) {
+  (await import('./login-page')).startLoginPage(container);
+} else {
+  (await import('./app')).startApp(container);
+}

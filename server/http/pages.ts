@@ -15,23 +15,30 @@ import { withSessionHint } from '../../src/domain/session-hint';
 /** Vite's build manifest: source module -> its chunk and the chunks it imports. */
 type Manifest = Record<string, { file: string; imports?: string[]; isEntry?: boolean }>;
 
-/** The source modules a screen's first render needs (the router loads them lazily). */
+/**
+ * The source modules a page's first screen needs beyond the entry's own: src/main.tsx
+ * starts either the login page alone (login-page.tsx, for /login without a session) or
+ * the app (app.tsx), whose router loads each screen lazily.
+ */
 const SCREENS = {
-  login: ['src/ui/login/LoginScreen.tsx'],
-  dashboard: ['src/ui/shell/AppShell.tsx', 'src/ui/dashboard/DashboardScreen.tsx'],
-  portrait: ['src/ui/shell/AppShell.tsx', 'src/ui/portrait/PortraitScreen.tsx'],
-  gallery: ['src/ui/shell/AppShell.tsx', 'src/ui/gallery/GalleryScreen.tsx'],
-  chat: ['src/ui/shell/AppShell.tsx', 'src/ui/chat/ChatScreen.tsx'],
-  billing: ['src/ui/shell/AppShell.tsx', 'src/ui/billing/BillingScreen.tsx'],
-  paymentStatus: ['src/ui/shell/AppShell.tsx', 'src/ui/payment-status/PaymentStatusScreen.tsx'],
+  loginPage: ['src/login-page.tsx'],
+  login: ['src/app.tsx', 'src/ui/login/LoginScreen.tsx'],
+  dashboard: ['src/app.tsx', 'src/ui/shell/AppShell.tsx', 'src/ui/dashboard/DashboardScreen.tsx'],
+  portrait: ['src/app.tsx', 'src/ui/shell/AppShell.tsx', 'src/ui/portrait/PortraitScreen.tsx'],
+  gallery: ['src/app.tsx', 'src/ui/shell/AppShell.tsx', 'src/ui/gallery/GalleryScreen.tsx'],
+  chat: ['src/app.tsx', 'src/ui/shell/AppShell.tsx', 'src/ui/chat/ChatScreen.tsx'],
+  billing: ['src/app.tsx', 'src/ui/shell/AppShell.tsx', 'src/ui/billing/BillingScreen.tsx'],
+  paymentStatus: ['src/app.tsx', 'src/ui/shell/AppShell.tsx', 'src/ui/payment-status/PaymentStatusScreen.tsx'],
 } as const;
 
 export type Screen = keyof typeof SCREENS;
 
 /**
- * The screen a page opens with: without a session cookie every protected page shows the
- * login screen (the router's guard sends it there), with one /login and / go on to the
- * dashboard. Pages of no screen (the not-found view, development pages) get none.
+ * The screen a page opens with. /login without a session cookie is the login page on its
+ * own; every other page is the app, where without a session cookie every protected page
+ * shows the login screen (the router's guard sends it there), and with one / and /login
+ * go on to the dashboard. Pages of no screen (the not-found view, development pages)
+ * preload only what the entry itself names.
  */
 export function openingScreen(pathname: string, hasSession: boolean): Screen | undefined {
   const page = pathname.replace(/\/+$/, '') || '/';
@@ -43,7 +50,8 @@ export function openingScreen(pathname: string, hasSession: boolean): Screen | u
     [/^\/billing$/, 'billing'],
     [/^\/payment-status$/, 'paymentStatus'],
   ];
-  if (page === '/' || page === '/login') return hasSession ? 'dashboard' : 'login';
+  if (page === '/login') return hasSession ? 'dashboard' : 'loginPage';
+  if (page === '/') return hasSession ? 'dashboard' : 'login';
   const screen = protectedScreens.find(([pattern]) => pattern.test(page))?.[1];
   if (!screen) return undefined;
   return hasSession ? screen : 'login';

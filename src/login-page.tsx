@@ -1,0 +1,31 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { createActor } from 'xstate';
+import { liveSessionMachine } from './api/session';
+import { parseSearchText, textSearch } from './domain/routes';
+import { registerLiveActor } from './machines/live-actors';
+import { toastsMachine } from './machines/toasts';
+import { AppActorsProvider } from './ui/app-context';
+import { LoginScreen } from './ui/login/LoginScreen';
+
+/**
+ * /login opened by a visitor who cannot be signed in (src/main.tsx decides): the login
+ * screen with the same session statechart, and nothing of the router and the screens
+ * behind sign-in, which this visitor cannot open anyway. Signing in leaves the page for
+ * the provider, and the app proper starts when the browser comes back.
+ */
+export function startLoginPage(container: HTMLElement): void {
+  const session = createActor(liveSessionMachine, { systemId: 'session' }).start();
+  const toasts = createActor(toastsMachine, { systemId: 'toasts' }).start();
+  registerLiveActor('session', session);
+  registerLiveActor('toasts', toasts);
+  // The values the router's /login keeps (src/ui/router.tsx loginSearch).
+  const search = textSearch(parseSearchText(globalThis.location.search), { redirect: Infinity, error: Infinity });
+  createRoot(container).render(
+    <StrictMode>
+      <AppActorsProvider actors={{ session, toasts }}>
+        <LoginScreen redirect={search.redirect} error={search.error} />
+      </AppActorsProvider>
+    </StrictMode>,
+  );
+}
