@@ -1,11 +1,10 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createActor } from 'xstate';
-import { liveSessionMachine } from './api/session';
+import { signedOutSessionMachine } from './api/signed-out-session';
 import { parseSearchText, textSearch } from './domain/routes';
 import { registerLiveActor } from './machines/live-actors';
-import { toastsMachine } from './machines/toasts';
-import { AppActorsProvider } from './ui/app-context';
+import { SessionProvider } from './ui/app-context';
 import { LoginScreen } from './ui/login/LoginScreen';
 
 /**
@@ -15,17 +14,15 @@ import { LoginScreen } from './ui/login/LoginScreen';
  * the provider, and the app proper starts when the browser comes back.
  */
 export function startLoginPage(container: HTMLElement): void {
-  const session = createActor(liveSessionMachine, { systemId: 'session' }).start();
-  const toasts = createActor(toastsMachine, { systemId: 'toasts' }).start();
+  const session = createActor(signedOutSessionMachine, { systemId: 'session' }).start();
   registerLiveActor('session', session);
-  registerLiveActor('toasts', toasts);
   // The values the router's /login keeps (src/ui/router.tsx loginSearch).
   const search = textSearch(parseSearchText(globalThis.location.search), { redirect: Infinity, error: Infinity });
   createRoot(container).render(
     <StrictMode>
-      <AppActorsProvider actors={{ session, toasts }}>
+      <SessionProvider session={session}>
         <LoginScreen redirect={search.redirect} error={search.error} />
-      </AppActorsProvider>
+      </SessionProvider>
     </StrictMode>,
   );
 }

@@ -1,8 +1,9 @@
-import { mayBeSignedIn } from './api/auth';
-import { initI18n } from './i18n';
+import { mayBeSignedIn } from './api/base';
+import { initI18n, storedLanguage } from './i18n';
 import './styles.css';
 
-await initI18n();
+// The common texts now; the app adds the rest (the login page needs no more).
+await initI18n(storedLanguage(), 'common');
 
 const container = document.getElementById('root');
 if (!container) throw new Error('#root is missing');
@@ -16,5 +17,5 @@ if (!container) throw new Error('#root is missing');
 if (/^\/login\/?$/.test(globalThis.location.pathname) && !mayBeSignedIn()) {
   (await import('./login-page')).startLoginPage(container);
 } else {
-  (await import('./app')).startApp(container);
+  await (await import('./app')).startApp(container);
 }

@@ -15,20 +15,24 @@ import { withSessionHint } from '../../src/domain/session-hint';
 /** Vite's build manifest: source module -> its chunk and the chunks it imports. */
 type Manifest = Record<string, { file: string; imports?: string[]; isEntry?: boolean }>;
 
+const APP = ['src/app.tsx', 'src/i18n/texts.ru.ts'] as const;
+const SHELL = [...APP, 'src/ui/shell/AppShell.tsx'] as const;
+
 /**
  * The source modules a page's first screen needs beyond the entry's own: src/main.tsx
  * starts either the login page alone (login-page.tsx, for /login without a session) or
- * the app (app.tsx), whose router loads each screen lazily.
+ * the app (app.tsx, which loads every text of the page's language: the Russian ones, the
+ * default, are preloaded), whose router loads each screen lazily.
  */
 const SCREENS = {
   loginPage: ['src/login-page.tsx'],
-  login: ['src/app.tsx', 'src/ui/login/LoginScreen.tsx'],
-  dashboard: ['src/app.tsx', 'src/ui/shell/AppShell.tsx', 'src/ui/dashboard/DashboardScreen.tsx'],
-  portrait: ['src/app.tsx', 'src/ui/shell/AppShell.tsx', 'src/ui/portrait/PortraitScreen.tsx'],
-  gallery: ['src/app.tsx', 'src/ui/shell/AppShell.tsx', 'src/ui/gallery/GalleryScreen.tsx'],
-  chat: ['src/app.tsx', 'src/ui/shell/AppShell.tsx', 'src/ui/chat/ChatScreen.tsx'],
-  billing: ['src/app.tsx', 'src/ui/shell/AppShell.tsx', 'src/ui/billing/BillingScreen.tsx'],
-  paymentStatus: ['src/app.tsx', 'src/ui/shell/AppShell.tsx', 'src/ui/payment-status/PaymentStatusScreen.tsx'],
+  login: [...APP, 'src/ui/login/LoginScreen.tsx'],
+  dashboard: [...SHELL, 'src/ui/dashboard/DashboardScreen.tsx'],
+  portrait: [...SHELL, 'src/ui/portrait/PortraitScreen.tsx'],
+  gallery: [...SHELL, 'src/ui/gallery/GalleryScreen.tsx'],
+  chat: [...SHELL, 'src/ui/chat/ChatScreen.tsx'],
+  billing: [...SHELL, 'src/ui/billing/BillingScreen.tsx'],
+  paymentStatus: [...SHELL, 'src/ui/payment-status/PaymentStatusScreen.tsx'],
 } as const;
 
 export type Screen = keyof typeof SCREENS;
@@ -41,7 +45,8 @@ export type Screen = keyof typeof SCREENS;
  * preload only what the entry itself names.
  */
 export function openingScreen(pathname: string, hasSession: boolean): Screen | undefined {
-  const page = pathname.replace(/\/+$/, '') || '/';
+  // One trailing slash, as the SPA's routes allow (src/domain/routes.ts).
+  const page = pathname.replace(/(.)\/$/, '$1');
   const protectedScreens: Array<[RegExp, Screen]> = [
     [/^\/dashboard$/, 'dashboard'],
     [/^\/portrait-creator$/, 'portrait'],

@@ -1,10 +1,8 @@
 import wretch, { type Wretch, type WretchError } from 'wretch';
 import { codeForStatus, genericMessages, messageForStatus } from '../domain/errors';
+import { API_BASE, authHeaders } from './base';
 
-/** Same origin by default; VITE_API_URL points the app at another API host. */
-export const API_BASE: string = (import.meta.env.VITE_API_URL as string | undefined)?.replace(/\/+$/, '') ?? '';
-
-export const AUTH_TOKEN_KEY = 'authToken';
+export { API_BASE, AUTH_TOKEN_KEY, authHeaders } from './base';
 
 /**
  * An API failure: the catalogue code (from the body, else from the status), the values
@@ -31,20 +29,6 @@ export class ApiError extends Error {
       this.details = details as Record<string, unknown>;
     }
   }
-}
-
-function storedToken(): string | undefined {
-  try {
-    return globalThis.localStorage?.getItem(AUTH_TOKEN_KEY) ?? undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Headers every call carries: the bearer token when one is stored (SPEC section 7). */
-export function authHeaders(): Record<string, string> {
-  const token = storedToken();
-  return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
 export function api(): Wretch {

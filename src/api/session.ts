@@ -1,7 +1,8 @@
 import { fromPromise } from 'xstate';
 import type { User } from '../domain/user';
 import { sessionMachine } from '../machines/session';
-import { fetchCurrentUser, logout, signInUrl } from './auth';
+import { fetchCurrentUser, logout } from './auth';
+import { goToSignIn } from './base';
 import { ApiError } from './client';
 
 /** The session machine wired to the real API and the real browser location. */
@@ -11,9 +12,7 @@ export const liveSessionMachine = sessionMachine.provide({
     logout: fromPromise<void>(() => logout()),
   },
   actions: {
-    redirectToSignIn: (_, params) => {
-      globalThis.location.assign(signInUrl(params.returnTo));
-    },
+    redirectToSignIn: (_, params) => goToSignIn(params.returnTo),
     logFailure: (_, params) => {
       // A 401 is the answer for a visitor who is not signed in, not a failure: a short
       // line, without the error (whose stack an open DevTools would have to serialise).

@@ -1,13 +1,14 @@
 import type { AnyActorRef } from 'xstate';
 
 /**
- * The actors running right now, by machine id, for the development statechart view.
- * Registration is cheap and harmless in production; only the dev page reads it.
+ * The actors running right now, by machine id, for the development statechart view. Only
+ * development builds have that view, so production builds register nothing.
  */
 const actors = new Map<string, AnyActorRef>();
 const listeners = new Set<() => void>();
 
 export function registerLiveActor(name: string, actor: AnyActorRef): () => void {
+  if (!import.meta.env.DEV) return () => undefined;
   actors.set(name, actor);
   listeners.forEach((l) => l());
   return () => {

@@ -14,16 +14,33 @@ export interface AppActors {
   toasts: ToastsRef;
 }
 
-const AppActorsContext = createContext<AppActors | null>(null);
+const SessionContext = createContext<SessionRef | null>(null);
+const ToastsContext = createContext<ToastsRef | null>(null);
 
 export function AppActorsProvider({ actors, children }: { actors: AppActors; children: ReactNode }) {
-  return <AppActorsContext.Provider value={actors}>{children}</AppActorsContext.Provider>;
+  return (
+    <SessionContext.Provider value={actors.session}>
+      <ToastsContext.Provider value={actors.toasts}>{children}</ToastsContext.Provider>
+    </SessionContext.Provider>
+  );
+}
+
+/** The session alone: what the login page opened on its own provides (src/login-page.tsx). */
+export function SessionProvider({ session, children }: { session: SessionRef; children: ReactNode }) {
+  return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
+}
+
+export function useSession(): SessionRef {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('SessionProvider is missing');
+  return session;
 }
 
 export function useAppActors(): AppActors {
-  const actors = useContext(AppActorsContext);
-  if (!actors) throw new Error('AppActorsProvider is missing');
-  return actors;
+  const session = useSession();
+  const toasts = useContext(ToastsContext);
+  if (!toasts) throw new Error('AppActorsProvider is missing');
+  return { session, toasts };
 }
 
 export function useSessionUser() {

@@ -106,8 +106,17 @@ describe('language switcher (Russian, the default)', () => {
     const { ru } = items(menu);
     expect(ru.getAttribute('aria-checked')).toBe('true');
     expect(switcher().getAttribute('aria-expanded')).toBe('true');
-    // Focus has moved into the menu.
-    await waitFor(() => expect(menu.contains(document.activeElement)).toBe(true));
+    // Focus has moved to the first item, as Radix's own trigger does for a key.
+    await waitFor(() => expect(document.activeElement).toBe(ru));
+  });
+
+  it('Enter on the button opens the menu with the first item focused', async () => {
+    const user = userEvent.setup();
+    render(<LanguageSwitcher />);
+    await user.tab();
+    await user.keyboard('{Enter}');
+    const menu = await screen.findByRole('menu');
+    await waitFor(() => expect(document.activeElement).toBe(items(menu).ru));
   });
 
   it('other keys on the button do not open the menu', async () => {

@@ -1,5 +1,6 @@
 import { DropdownMenu } from 'radix-ui';
 import { Check, Globe } from 'lucide-react';
+import { useEffect, useRef } from 'react';
 import { i18next, languages, switchLanguage, type Language } from '../../i18n';
 import { triggerClassName, triggerLabel } from './LanguageSwitcher';
 
@@ -9,7 +10,17 @@ const t = i18next.t;
  * The language menu itself (LanguageSwitcher.tsx loads it on first use, opened). The
  * menu's items are radio items, so screen readers hear which language is the current one.
  */
-export function LanguageMenu({ current }: { current: Language }) {
+export function LanguageMenu({ current, focusFirstItem }: { current: Language; focusFirstItem: boolean }) {
+  const content = useRef<HTMLDivElement>(null);
+  // Opened from the keyboard, the first item takes the focus (once Radix has focused the
+  // menu), as it does when Radix's own trigger opens the menu with a key.
+  useEffect(() => {
+    if (!focusFirstItem) return;
+    const frame = requestAnimationFrame(() =>
+      content.current?.querySelector<HTMLElement>('[role="menuitemradio"]')?.focus(),
+    );
+    return () => cancelAnimationFrame(frame);
+  }, [focusFirstItem]);
   return (
     <DropdownMenu.Root defaultOpen>
       <DropdownMenu.Trigger
@@ -25,6 +36,7 @@ export function LanguageMenu({ current }: { current: Language }) {
           align="end"
           sideOffset={6}
           aria-label={t('header.language')}
+          ref={content}
           className="z-50 min-w-36 rounded-lg border bg-white p-1 shadow-lg"
         >
           <DropdownMenu.RadioGroup

@@ -10,7 +10,7 @@ export const triggerClassName =
 /** The button's name: what it is and which language is chosen. */
 export const triggerLabel = (current: Language) => `${t('header.language')}: ${t(`languages.${current}`)}`;
 
-type Menu = ComponentType<{ current: Language }>;
+type Menu = ComponentType<{ current: Language; focusFirstItem: boolean }>;
 
 const loadMenu = () => import('./LanguageMenu');
 
@@ -23,13 +23,13 @@ const loadMenu = () => import('./LanguageMenu');
  */
 export function LanguageSwitcher() {
   const current = storedLanguage();
-  const [menu, setMenu] = useState<{ Menu: Menu } | null>(null);
-  if (menu) return <menu.Menu current={current} />;
+  const [menu, setMenu] = useState<{ Menu: Menu; byKey: boolean } | null>(null);
+  if (menu) return <menu.Menu current={current} focusFirstItem={menu.byKey} />;
 
   const preload = () => void loadMenu().catch(() => undefined);
-  const open = () => {
+  const open = (byKey: boolean) => {
     loadMenu().then(
-      (module) => setMenu({ Menu: module.LanguageMenu }),
+      (module) => setMenu({ Menu: module.LanguageMenu, byKey }),
       () => undefined, // offline: the button stays, and the next click tries again
     );
   };
@@ -43,11 +43,12 @@ export function LanguageSwitcher() {
       className={triggerClassName}
       onPointerEnter={preload}
       onFocus={preload}
-      onClick={open}
+      // A click from Enter or Space has no pointer position (detail 0).
+      onClick={(event) => open(event.detail === 0)}
       onKeyDown={(event) => {
         if (event.key === 'ArrowDown') {
           event.preventDefault();
-          open();
+          open(true);
         }
       }}
     >

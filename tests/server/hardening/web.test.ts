@@ -13,35 +13,52 @@ const INDEX =
 const SCRIPT = `export const text = ${JSON.stringify('a fairly compressible script. '.repeat(200))};\n`;
 const ASSET = '/assets/app-Abc123.js';
 
-/** Every screen module server/http/pages.ts looks up, each in its own chunk, sharing one. */
-const SCREEN_CHUNKS = [
-  { source: 'src/ui/login/LoginScreen.tsx', file: 'assets/LoginScreen-L1.js' },
-  { source: 'src/ui/shell/AppShell.tsx', file: 'assets/AppShell-S1.js' },
-  { source: 'src/ui/dashboard/DashboardScreen.tsx', file: 'assets/DashboardScreen-D1.js' },
-  { source: 'src/ui/portrait/PortraitScreen.tsx', file: 'assets/PortraitScreen-P1.js' },
-  { source: 'src/ui/gallery/GalleryScreen.tsx', file: 'assets/GalleryScreen-G1.js' },
-  { source: 'src/ui/chat/ChatScreen.tsx', file: 'assets/ChatScreen-C1.js' },
-  { source: 'src/ui/billing/BillingScreen.tsx', file: 'assets/BillingScreen-B1.js' },
-  { source: 'src/ui/payment-status/PaymentStatusScreen.tsx', file: 'assets/PaymentStatusScreen-Y1.js' },
+/**
+ * Every module server/http/pages.ts looks up, each in its own chunk: the screens share one
+ * chunk; the Russian texts import the entry's chunk (which holds their common part).
+ */
+const SCREEN_CHUNKS: Array<{ source: string; file: string; imports?: string[] }> = [
+  { source: 'src/login-page.tsx', file: 'assets/login-page-Q1.js', imports: ['_forms.js'] },
+  { source: 'src/app.tsx', file: 'assets/app-A1.js', imports: ['_router.js'] },
+  { source: 'src/i18n/texts.ru.ts', file: 'assets/texts.ru-T1.js', imports: ['index.html'] },
+  { source: 'src/ui/login/LoginScreen.tsx', file: 'assets/LoginScreen-L1.js', imports: ['_forms.js'] },
+  { source: 'src/ui/shell/AppShell.tsx', file: 'assets/AppShell-S1.js', imports: ['_forms.js'] },
+  { source: 'src/ui/dashboard/DashboardScreen.tsx', file: 'assets/DashboardScreen-D1.js', imports: ['_forms.js'] },
+  { source: 'src/ui/portrait/PortraitScreen.tsx', file: 'assets/PortraitScreen-P1.js', imports: ['_forms.js'] },
+  { source: 'src/ui/gallery/GalleryScreen.tsx', file: 'assets/GalleryScreen-G1.js', imports: ['_forms.js'] },
+  { source: 'src/ui/chat/ChatScreen.tsx', file: 'assets/ChatScreen-C1.js', imports: ['_forms.js'] },
+  { source: 'src/ui/billing/BillingScreen.tsx', file: 'assets/BillingScreen-B1.js', imports: ['_forms.js'] },
+  {
+    source: 'src/ui/payment-status/PaymentStatusScreen.tsx',
+    file: 'assets/PaymentStatusScreen-Y1.js',
+    imports: ['_forms.js'],
+  },
   { source: '_forms.js', file: 'assets/forms-F1.js' },
+  { source: '_router.js', file: 'assets/router-R1.js' },
 ];
 const MANIFEST = {
   'index.html': { file: ASSET.slice(1), src: 'index.html', isEntry: true },
   ...Object.fromEntries(
-    SCREEN_CHUNKS.map(({ source, file }) => [
+    SCREEN_CHUNKS.map(({ source, file, imports }) => [
       source,
-      { file, ...(source.startsWith('src/') ? { src: source, isDynamicEntry: true, imports: ['_forms.js'] } : {}) },
+      {
+        file,
+        ...(source.startsWith('src/') ? { src: source, isDynamicEntry: true } : {}),
+        ...(imports ? { imports } : {}),
+      },
     ]),
   ),
 };
 
 const preload = (file: string) => `<link rel="modulepreload" crossorigin href="/${file}">`;
-/** index.html as sent to a visitor without a session: it preloads the login screen's code. */
-const LOGIN_PAGE = INDEX.replace(
-  '</head>',
-  `${preload('assets/LoginScreen-L1.js')}${preload('assets/forms-F1.js')}</head>`,
-);
-const DASHBOARD_LINKS = ['assets/AppShell-S1.js', 'assets/forms-F1.js', 'assets/DashboardScreen-D1.js']
+const withPreloads = (files: string[]) => INDEX.replace('</head>', `${files.map(preload).join('')}</head>`);
+/** The app and its Russian texts (the entry's own chunk is not repeated). */
+const APP_FILES = ['assets/app-A1.js', 'assets/router-R1.js', 'assets/texts.ru-T1.js'];
+/** index.html as sent for /login without a session: it preloads the login page alone. */
+const LOGIN_PAGE = withPreloads(['assets/login-page-Q1.js', 'assets/forms-F1.js']);
+/** index.html as sent for any other page without a session: the app showing its login screen. */
+const SIGNED_OUT_APP = withPreloads([...APP_FILES, 'assets/LoginScreen-L1.js', 'assets/forms-F1.js']);
+const DASHBOARD_LINKS = [...APP_FILES, 'assets/AppShell-S1.js', 'assets/forms-F1.js', 'assets/DashboardScreen-D1.js']
   .map(preload)
   .join('');
 
@@ -156,13 +173,21 @@ describe.each(testDatabases())('the built app and compression on $name', (kind) 
   });
 
   it('answers every page with index.html, compressed, always revalidated; unknown pages with 404', async () => {
-    for (const page of ['/', '/login', '/dashboard', '/chat/12', '/gallery?page=2']) {
+    for (const [page, expected] of [
+      ['/login', LOGIN_PAGE],
+      ['/login/', LOGIN_PAGE],
+      ['/login?returnTo=%2Fgallery', LOGIN_PAGE],
+      ['/', SIGNED_OUT_APP],
+      ['/dashboard', SIGNED_OUT_APP],
+      ['/chat/12', SIGNED_OUT_APP],
+      ['/gallery?page=2', SIGNED_OUT_APP],
+    ] as const) {
       const response = await raw(`${app.url}${page}`, { 'accept-encoding': 'br, gzip' });
       expect(response.status, page).toBe(200);
       expect(response.headers['content-type'], page).toBe('text/html; charset=utf-8');
       expect(response.headers['cache-control'], page).toBe('no-cache');
       expect(response.headers['content-encoding'], page).toBe('br');
-      expect(decode(response), page).toBe(LOGIN_PAGE);
+      expect(decode(response), page).toBe(expected);
     }
     const gzip = await raw(`${app.url}/login`, { 'accept-encoding': 'gzip' });
     expect(gzip.headers['content-encoding']).toBe('gzip');
@@ -175,15 +200,21 @@ describe.each(testDatabases())('the built app and compression on $name', (kind) 
 
   it('marks the page for a visitor who sent a session cookie, compressed too, and never caches either', async () => {
     const mark = '<meta name="imagegen-session" content="present" /></head>';
+    const signedInDashboard = INDEX.replace('</head>', `${DASHBOARD_LINKS}${mark}`);
     for (const encoding of ['br', 'gzip', 'identity']) {
-      const signedIn = await raw(`${app.url}/dashboard`, { cookie: anna.jar.header(), 'accept-encoding': encoding });
-      expect(decode(signedIn), encoding).toBe(INDEX.replace('</head>', `${DASHBOARD_LINKS}${mark}`));
-      expect(signedIn.headers.vary, encoding).toMatch(/cookie/i);
+      for (const page of ['/dashboard', '/', '/login']) {
+        const signedIn = await raw(`${app.url}${page}`, { cookie: anna.jar.header(), 'accept-encoding': encoding });
+        expect(decode(signedIn), `${page} ${encoding}`).toBe(signedInDashboard);
+        expect(signedIn.headers.vary, `${page} ${encoding}`).toMatch(/cookie/i);
+      }
       const signedOut = await raw(`${app.url}/login`, { 'accept-encoding': encoding });
       expect(decode(signedOut), encoding).toBe(LOGIN_PAGE);
+      const signedOutApp = await raw(`${app.url}/dashboard`, { 'accept-encoding': encoding });
+      expect(decode(signedOutApp), encoding).toBe(SIGNED_OUT_APP);
     }
     // Only the session cookie counts, not any cookie.
     expect(decode(await raw(`${app.url}/login`, { cookie: 'other=1' }))).toBe(LOGIN_PAGE);
+    expect(decode(await raw(`${app.url}/dashboard`, { cookie: 'other=1' }))).toBe(SIGNED_OUT_APP);
     // A page of no screen preloads nothing.
     expect(decode(await raw(`${app.url}/no-such-page`, { cookie: anna.jar.header() }))).toBe(
       INDEX.replace('</head>', mark),
@@ -195,6 +226,29 @@ describe.each(testDatabases())('the built app and compression on $name', (kind) 
       const chunk = await raw(`${app.url}/${file}`, { 'accept-encoding': 'br' });
       expect(chunk.status, file).toBe(200);
       expect(decode(chunk), file).toBe(`export default ${JSON.stringify(file)};\n`);
+    }
+    // Every file a page preloads, signed in or not, as the browser asks for it.
+    const preloaded = new Set<string>();
+    for (const [page, cookie] of [
+      ['/login', undefined],
+      ['/dashboard', undefined],
+      ['/dashboard', anna.jar.header()],
+      ['/chat/12', anna.jar.header()],
+      ['/payment-status', anna.jar.header()],
+    ] as const) {
+      const html = decode(await raw(`${app.url}${page}`, cookie ? { cookie } : {}));
+      const hrefs = [...html.matchAll(/<link rel="modulepreload" crossorigin href="([^"]+)">/g)].map((m) => m[1]);
+      expect(hrefs.length, page).toBeGreaterThan(0);
+      for (const href of hrefs) if (href) preloaded.add(href);
+    }
+    expect(preloaded).toContain('/assets/login-page-Q1.js');
+    expect(preloaded).toContain('/assets/texts.ru-T1.js');
+    expect(preloaded).toContain('/assets/PaymentStatusScreen-Y1.js');
+    for (const href of preloaded) {
+      const chunk = await raw(`${app.url}${href}`, { 'accept-encoding': 'br, gzip' });
+      expect(chunk.status, href).toBe(200);
+      expect(chunk.headers['content-type'], href).toMatch(/javascript/);
+      expect(decode(chunk), href).toBe(`export default ${JSON.stringify(href.slice(1))};\n`);
     }
     const headerSets: Array<Record<string, string>> = [
       {},
