@@ -28,6 +28,21 @@ const coreModules = new RegExp(
   ].join('|'),
 );
 
+/** The app's frame beyond the login page (see the 'app' group). */
+const appModules = new RegExp(
+  [
+    String.raw`node_modules[\/]@tanstack[\/]`,
+    String.raw`src[\/]app\.tsx`,
+    String.raw`src[\/]ui[\/](?:router|shell[\/]\w+|common[\/](?:Deferred|Spinner|ErrorFallback))\.tsx?`,
+    String.raw`src[\/]i18n[\/](?:texts\.ru|locales[\/]\w+\.ru)\.ts`,
+  ].join('|'),
+);
+
+/** Radix with what it brings, and lucide's icons (see the 'kit' group). */
+const kitModules = new RegExp(
+  String.raw`node_modules[\/](?:@radix-ui|radix-ui|lucide-react|@floating-ui|react-remove-scroll|react-remove-scroll-bar|react-style-singleton|use-callback-ref|use-sidecar|aria-hidden|detect-node-es|get-nonce|tslib)[\/]`,
+);
+
 /** Where a production build keeps its source maps: beside dist/, never served. */
 export const SOURCE_MAP_DIR = 'dist-sourcemaps';
 
@@ -117,11 +132,7 @@ export default defineConfig({
               // them: the first screen needs no schema, and the screens load it themselves.
               name: 'vendor',
               test: new RegExp(`node_modules[\\/](${vendorPackages.join('|')})[\\/]`),
-            },
-            {
-              // The router, which the login page opened on its own does not need.
-              name: 'router',
-              test: /node_modules[\\/]@tanstack[\\/]/,
+              priority: 100,
             },
             {
               // What the login page runs besides the libraries, in one file rather than a
@@ -129,6 +140,25 @@ export default defineConfig({
               // the common Russian texts, the login screen and its icons.
               name: 'core',
               test: coreModules,
+              priority: 90,
+            },
+            {
+              // The app around the screens: the router, the shell and every Russian text.
+              name: 'app',
+              test: appModules,
+              priority: 80,
+            },
+            {
+              // What the screens share: the API calls, the domain rules and zod.
+              name: 'data',
+              test: /node_modules[\\/](?:zod|wretch)[\\/]|src[\\/](?:zod-setup\.ts|api[\\/]|domain[\\/])/,
+              priority: 70,
+            },
+            {
+              // The component kit the screens share: Radix and its helpers, and the icons.
+              name: 'kit',
+              test: kitModules,
+              priority: 60,
             },
           ],
         },

@@ -83,6 +83,18 @@ export function screenPreloads(manifest: Manifest, screen: Screen): string[] {
   return [...files];
 }
 
+/**
+ * A visitor with a session cookie: the page asks for the current user while its code is
+ * still arriving, instead of after it has run (the session statechart's fetch, with the
+ * same credentials, takes the answer from the preload).
+ */
+function withUserPreload(html: string): string {
+  return html.replace(
+    '</head>',
+    '<link rel="preload" href="/auth/me" as="fetch" crossorigin="use-credentials"></head>',
+  );
+}
+
 export interface Encoded {
   identity: Buffer;
   br: Buffer;
@@ -132,7 +144,7 @@ export function readPages(webDir: string): Pages | undefined {
     let page = cache.get(key);
     if (!page) {
       const html = withPreloads(index, screen);
-      page = encoded(hasSession ? withSessionHint(html) : html);
+      page = encoded(hasSession ? withSessionHint(withUserPreload(html)) : html);
       cache.set(key, page);
     }
     return page;

@@ -293,11 +293,13 @@ const INDEX =
   '<link rel="modulepreload" crossorigin href="/assets/vendor-v.js"></head>' +
   '<body><div id="root"></div></body></html>';
 const MARK = `<meta name="${SESSION_HINT_META}" content="present" />`;
+/** With a session cookie the page also asks for the current user early. */
+const USER_PRELOAD = '<link rel="preload" href="/auth/me" as="fetch" crossorigin="use-credentials">';
 
 const links = (files: string[]) =>
   files.map((file) => `<link rel="modulepreload" crossorigin href="/${file}">`).join('');
 const withLinks = (files: string[]) => INDEX.replace('</head>', `${links(files)}</head>`);
-const withMark = (html: string) => html.replace('</head>', `${MARK}</head>`);
+const withMark = (html: string) => html.replace('</head>', `${USER_PRELOAD}${MARK}</head>`);
 
 function textOf(pages: Pages, pathname: string, hasSession: boolean): string {
   return pages.pageFor(pathname, hasSession).identity.toString('utf8');
@@ -339,6 +341,8 @@ describe('readPages', () => {
     // The entry's own preloads are not repeated.
     expect(html.split('vendor-v.js')).toHaveLength(2);
     expect(html).not.toContain(SESSION_HINT_META);
+    // No session cookie: nobody to ask the server about.
+    expect(html).not.toContain('/auth/me');
     expect(textOf(pages, '/login/', false)).toBe(html);
   });
 
