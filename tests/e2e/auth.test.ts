@@ -11,9 +11,8 @@ describe('sign-in, language and logout in Chromium', () => {
 
     await page.goto(`${baseUrl}/dashboard`);
     await page.waitForURL(/\/login\?redirect=%2Fdashboard/);
-    await expect(page.getByRole('heading', { name: 'Создавайте изображения с помощью ИИ' }).isVisible()).resolves.toBe(
-      true,
-    );
+    // The screen renders a moment after the address changes (its first render is deferred).
+    await page.getByRole('heading', { name: 'Создавайте изображения с помощью ИИ' }).waitFor();
     // The guard replaced the history entry: going back does not return to /dashboard.
     await page.goBack();
     expect(page.url()).not.toContain('/dashboard');
@@ -49,7 +48,7 @@ describe('sign-in, language and logout in Chromium', () => {
     await page.waitForURL(/\/login$/);
     await page.goto(`${baseUrl}/dashboard`);
     await page.waitForURL(/\/login\?redirect=/);
-    expect(await page.getByRole('heading', { name: 'Create images with AI' }).isVisible()).toBe(true);
+    await page.getByRole('heading', { name: 'Create images with AI' }).waitFor();
     await context.close();
   });
 

@@ -3,7 +3,7 @@ import { errorText, messageText } from '../../src/api/error-text';
 import { generateImage } from '../../src/api/images';
 import { IMAGE_MODELS } from '../../src/domain/images';
 import { problemOf } from '../../src/domain/errors';
-import { i18next, initI18n } from '../../src/i18n';
+import { initI18n } from '../../src/i18n';
 
 const refusal = (cost: number, balance: number) => ({
   code: 'INSUFFICIENT_TOKENS',
@@ -16,11 +16,10 @@ describe('errors are worded by their code, in the user language', () => {
     await initI18n('ru');
   });
   afterAll(async () => {
-    await i18next.changeLanguage('ru');
+    await initI18n('ru');
   });
 
-  it('Russian: the refusal with the server values and correct plural forms', async () => {
-    await i18next.changeLanguage('ru');
+  it('Russian: the refusal with the server values and correct plural forms', () => {
     expect(errorText(refusal(1, 0))).toBe('Недостаточно токенов: нужен 1 токен, а у вас только 0');
     expect(errorText(refusal(2, 1))).toBe('Недостаточно токенов: нужно 2 токена, а у вас только 1');
     expect(errorText(refusal(16, 3))).toBe('Недостаточно токенов: нужно 16 токенов, а у вас только 3');
@@ -29,8 +28,9 @@ describe('errors are worded by their code, in the user language', () => {
     expect(errorText({ code: 'INSUFFICIENT_TOKENS', message: 'Insufficient tokens' })).toBe('Недостаточно токенов');
   });
 
+  // A page runs in one language (switching reloads it), so English is a page of its own.
   it("English: SPEC's text word for word", async () => {
-    await i18next.changeLanguage('en');
+    await initI18n('en');
     expect(errorText(refusal(1, 0))).toBe('Insufficient tokens. Need 1 tokens but only have 0');
     expect(errorText(refusal(16, 3))).toBe('Insufficient tokens. Need 16 tokens but only have 3');
     expect(errorText({ code: 'PROVIDER_ERROR', message: 'Ultra generation failed' }, 'generation')).toBe(
@@ -39,7 +39,7 @@ describe('errors are worded by their code, in the user language', () => {
     expect(errorText({ code: 'loadConversations', message: 'Failed to load conversations' }, 'chat')).toBe(
       'Failed to load conversations',
     );
-    await i18next.changeLanguage('ru');
+    await initI18n('ru');
   });
 
   it("words SPEC's per-model failures, chat failures, validation rules and generic codes", () => {
@@ -102,9 +102,9 @@ describe('a generation that fails without a server message', () => {
       const error = await generateImage(IMAGE_MODELS[model].endpoint, { prompt: 'x' }).catch((e: unknown) => e);
       const problem = problemOf(error, { code: 'PROVIDER_ERROR', message: 'Generation failed. Please try again.' });
       expect(problem).toMatchObject({ code: 'PROVIDER_ERROR', message: IMAGE_MODELS[model].failureMessage });
-      await i18next.changeLanguage('en');
+      await initI18n('en');
       expect(errorText(problem, 'generation')).toBe(IMAGE_MODELS[model].failureMessage);
-      await i18next.changeLanguage('ru');
+      await initI18n('ru');
       expect(errorText(problem, 'generation')).toMatch(/^Не удалось создать изображение/);
     },
   );
