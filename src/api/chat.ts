@@ -18,8 +18,7 @@ import {
 } from '../machines/chat-send';
 import { chatSettingsMachine } from '../machines/chat-settings';
 import { conversationRoutingMachine } from '../machines/conversation-routing';
-import { API_BASE, authHeaders, request } from './client';
-import { z } from 'zod';
+import { anyBody, API_BASE, authHeaders, request } from './client';
 
 export const MODEL_STORAGE_KEY = 'chatModel';
 
@@ -35,7 +34,7 @@ export const fetchConversation = (id: number): Promise<Conversation> =>
 export const createConversation = (input: CreateConversationInput): Promise<Conversation> =>
   request((w) => w.post(input, '/llm/conversations').json(), conversationSchema);
 export const deleteConversation = async (id: number): Promise<void> => {
-  await request((w) => w.delete(`/llm/conversations/${id}`).json(), z.unknown());
+  await request((w) => w.delete(`/llm/conversations/${id}`).json(), anyBody);
 };
 
 export function storedModel(): string | null {
