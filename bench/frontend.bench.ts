@@ -111,7 +111,10 @@ async function javascriptOf(lhr: Result): Promise<Measured['js']> {
   };
 }
 
-async function measure(page: Page, url: string): Promise<Result> {
+/** Lighthouse now and then fails to find the navigation in its own trace: such a run is made again. */
+const RETRIED_ERRORS = new Set(['NO_NAVSTART']);
+
+async function measure(page: Page, url: string, attempt = 1): Promise<Result> {
   const result = await lighthouse(
     url,
     { output: 'json', logLevel: 'error', onlyCategories: [...CATEGORIES], throttlingMethod: 'simulate' },
@@ -119,7 +122,9 @@ async function measure(page: Page, url: string): Promise<Result> {
     page,
   );
   if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
-  if (result.lhr.runtimeError) throw new Error(`${url}: ${result.lhr.runtimeError.message}`);
+  const error = result.lhr.runtimeError;
+  if (error && RETRIED_ERRORS.has(error.code) && attempt < 3) return measure(page, url, attempt + 1);
+  if (error) throw new Error(`${url}: ${error.message}`);
   return result.lhr;
 }
 
