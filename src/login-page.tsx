@@ -2,7 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createActor } from 'xstate';
 import { signedOutSessionMachine } from './api/signed-out-session';
-import { parseSearchText, textSearch } from './domain/routes';
+import { loginSearchOf, parseSearchText } from './domain/routes';
 import { registerLiveActor } from './machines/live-actors';
 import { SessionProvider } from './ui/app-context';
 import { LoginScreen } from './ui/login/LoginScreen';
@@ -16,8 +16,7 @@ import { LoginScreen } from './ui/login/LoginScreen';
 export function startLoginPage(container: HTMLElement): void {
   const session = createActor(signedOutSessionMachine, { systemId: 'session' }).start();
   registerLiveActor('session', session);
-  // The values the router's /login keeps (src/ui/router.tsx loginSearch).
-  const search = textSearch(parseSearchText(globalThis.location.search), { redirect: Infinity, error: Infinity });
+  const search = loginSearchOf(parseSearchText(globalThis.location.search));
   createRoot(container).render(
     <StrictMode>
       <SessionProvider session={session}>

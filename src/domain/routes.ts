@@ -58,3 +58,8 @@ export function textSearch<K extends string>(
   }
   return kept;
 }
+
+/** What /login keeps of its address: the page to come back to and a failed sign-in's reason. */
+export function loginSearchOf(search: Record<string, unknown>): { redirect?: string; error?: string } {
+  return textSearch(search, { redirect: Infinity, error: Infinity });
+}

@@ -16,7 +16,7 @@ import { ErrorFallback, NotFound } from './common/ErrorFallback';
 import { FullScreenSpinner } from './common/Spinner';
 import type { RegenerateSearch } from '../domain/gallery';
 import { gallerySearchOf } from '../domain/gallery-search';
-import { parseSearchText, stringifySearchText, textSearch } from '../domain/routes';
+import { loginSearchOf, parseSearchText, stringifySearchText, textSearch } from '../domain/routes';
 
 /*
  * Code splitting: the entry chunk holds React, the router and the session; every screen
@@ -110,13 +110,10 @@ const indexRoute = createRoute({
   },
 });
 
-const loginSearch = (search: Record<string, unknown>): { redirect?: string; error?: string } =>
-  textSearch(search, { redirect: Infinity, error: Infinity });
-
 const loginRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/login',
-  validateSearch: loginSearch,
+  validateSearch: loginSearchOf,
   beforeLoad: async ({ context }) => {
     // The screen's code is awaited here, not suspended on while rendering (React would
     // hold the finished screen back for up to 300 ms before showing it).

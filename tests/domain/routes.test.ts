@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSearchText, stringifySearchText, textSearch } from '../../src/domain/routes';
+import { loginSearchOf, parseSearchText, stringifySearchText, textSearch } from '../../src/domain/routes';
 
 describe('query values stay text', () => {
   it('reads every value as the text the address holds', () => {
@@ -84,5 +84,16 @@ describe('textSearch', () => {
     expect(
       textSearch(parseSearchText('?paymentId=007&status=success&x=1'), { paymentId: Infinity, status: Infinity }),
     ).toEqual({ paymentId: '007', status: 'success' });
+  });
+});
+
+describe('loginSearchOf', () => {
+  it('keeps the page to come back to and the reason, as text, and nothing else', () => {
+    expect(loginSearchOf(parseSearchText('?redirect=%2Fbilling%3Fx%3D1&error=signin_failed&other=1'))).toEqual({
+      redirect: '/billing?x=1',
+      error: 'signin_failed',
+    });
+    expect(loginSearchOf(parseSearchText(''))).toEqual({});
+    expect(loginSearchOf({ redirect: ['/a'], error: 3 })).toEqual({});
   });
 });
