@@ -138,21 +138,16 @@ export function readPages(webDir: string): Pages | undefined {
       .join('');
     return html.replace('</head>', `${links}</head>`);
   };
-  const cache = new Map<string, Encoded>();
-  const variant = (screen: Screen | undefined, hasSession: boolean) => {
-    const key = `${screen ?? ''}:${hasSession}`;
-    let page = cache.get(key);
-    if (!page) {
-      const html = withPreloads(index, screen);
-      page = encoded(hasSession ? withSessionHint(withUserPreload(html)) : html);
-      cache.set(key, page);
-    }
-    return page;
-  };
   // Every copy is made now, so no request waits for a compression.
+  const keyOf = (screen: Screen | undefined, hasSession: boolean) => `${screen ?? ''}:${hasSession}`;
+  const pages = new Map<string, Encoded>();
   for (const hasSession of [false, true]) {
-    variant(undefined, hasSession);
-    for (const screen of Object.keys(SCREENS) as Screen[]) variant(screen, hasSession);
+    for (const screen of [undefined, ...(Object.keys(SCREENS) as Screen[])]) {
+      const html = withPreloads(index, screen);
+      pages.set(keyOf(screen, hasSession), encoded(hasSession ? withSessionHint(withUserPreload(html)) : html));
+    }
   }
-  return { pageFor: (pathname, hasSession) => variant(openingScreen(pathname, hasSession), hasSession) };
+  return {
+    pageFor: (pathname, hasSession) => pages.get(keyOf(openingScreen(pathname, hasSession), hasSession))!,
+  };
 }

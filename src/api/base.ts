@@ -51,7 +51,20 @@ export function signInUrl(returnTo: string, origin: string = globalThis.location
   return `${API_BASE}/auth/google?${params.toString()}`;
 }
 
-/** Leaves for the sign-in (the session statechart's redirectToSignIn). */
-export function goToSignIn(returnTo: string): void {
-  globalThis.location.assign(signInUrl(returnTo));
-}
+/**
+ * The session statechart's actions in the browser, the same for the app's session
+ * (session.ts) and the login page's (signed-out-session.ts): sign-in leaves for the
+ * provider, and failures are only logged (SPEC). A 401 is the answer for a visitor who is
+ * not signed in, not a failure: a short line, without the error (whose stack an open
+ * DevTools would have to serialise).
+ */
+export const browserSessionActions = {
+  redirectToSignIn: (_: unknown, params: { returnTo: string }) => {
+    globalThis.location.assign(signInUrl(params.returnTo));
+  },
+  logFailure: (_: unknown, params: { what: string; error: unknown }) => {
+    if ((params.error as { status?: unknown } | null | undefined)?.status === 401) {
+      console.log(`[session] ${params.what}: not signed in`);
+    } else console.warn(`[session] ${params.what} failed`, params.error);
+  },
+};

@@ -1,7 +1,7 @@
 import { fromPromise } from 'xstate';
 import type { User } from '../domain/user';
 import { sessionMachine } from '../machines/session';
-import { goToSignIn } from './base';
+import { browserSessionActions } from './base';
 
 /**
  * The session statechart for a page whose visitor cannot be signed in (mayBeSignedIn() is
@@ -12,13 +12,9 @@ import { goToSignIn } from './base';
  */
 export const signedOutSessionMachine = sessionMachine.provide({
   actors: {
-    fetchUser: fromPromise<User>(() => Promise.reject(new Error('Not signed in'))),
+    // A 401, as fetchCurrentUser's ApiError has it.
+    fetchUser: fromPromise<User>(() => Promise.reject(Object.assign(new Error('Not signed in'), { status: 401 }))),
     logout: fromPromise<void>(() => Promise.resolve()),
   },
-  actions: {
-    redirectToSignIn: (_, params) => goToSignIn(params.returnTo),
-    logFailure: (_, params) => {
-      console.log(`[session] ${params.what}: not signed in`);
-    },
-  },
+  actions: browserSessionActions,
 });

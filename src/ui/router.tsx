@@ -19,7 +19,7 @@ import { gallerySearchOf } from '../domain/gallery-search';
 import { loginSearchOf, parseSearchText, stringifySearchText, textSearch } from '../domain/routes';
 
 /*
- * Code splitting: the entry chunk holds React, the router and the session; every screen
+ * Code splitting: the app (src/app.tsx) holds the router and the session; every screen
  * (the login screen too), the shell (header, menus, dialogs) and the notifications load
  * with the first page that shows them. The screens of the page being opened are requested
  * as soon as the router exists (createAppRouter), in parallel with the session check, and
