@@ -1,5 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
+// Node 25 and later define a global localStorage of their own (without --localstorage-file it
+// is undefined), and vitest's jsdom environment does not replace a global that already exists,
+// so the UI tests would reach Node's rather than jsdom's. Older Node rejects the flag.
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+const jsdomExecArgv = nodeMajor >= 25 ? ['--no-webstorage'] : [];
+
 export default defineConfig({
   test: {
     projects: [
@@ -30,6 +36,7 @@ export default defineConfig({
           name: 'ui',
           include: ['tests/ui/**/*.test.tsx'],
           environment: 'jsdom',
+          execArgv: jsdomExecArgv,
         },
       },
       {
