@@ -10,6 +10,7 @@ import {
   TOKENS_PER_GENERATION_HINT,
 } from '../../domain/billing';
 import { i18next } from '../../i18n';
+import { formatNumber } from '../../i18n/format';
 import type { purchaseMachine } from '../../machines/purchase';
 import { tokenRate, tokensPrice, translateBillingError } from './texts';
 
@@ -77,7 +78,7 @@ export function PurchaseModal({ actor }: { actor: PurchaseRef }) {
                     onClick={() => actor.send({ type: 'AMOUNT.CHANGE', value: String(preset) })}
                     className="rounded-lg border border-slate-300 px-2 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50 aria-pressed:border-indigo-600 aria-pressed:bg-indigo-50 aria-pressed:text-indigo-800"
                   >
-                    {preset.toLocaleString(i18next.language)}
+                    {formatNumber(preset)}
                   </button>
                 ))}
               </div>
@@ -96,7 +97,7 @@ export function PurchaseModal({ actor }: { actor: PurchaseRef }) {
                 className="mt-1 w-full rounded-lg border border-slate-300 px-3 py-2 text-lg aria-invalid:border-red-600"
               />
               <p id="tokens-hint" className="mt-1 text-sm text-slate-600">
-                {t('billing:purchase.range', { min: MIN_TOKENS, max: MAX_TOKENS.toLocaleString(i18next.language) })} ·{' '}
+                {t('billing:purchase.range', { min: MIN_TOKENS, max: formatNumber(MAX_TOKENS) })} ·{' '}
                 {t('billing:purchase.hint')}
               </p>
               <p id="tokens-problem" className="mt-1 text-sm text-red-700" data-testid="purchase-problem">

@@ -6,7 +6,8 @@ import {
   type Plan,
 } from '../../domain/billing';
 import { messageText } from '../../api/error-text';
-import { currentTexts, i18next, storedLanguage } from '../../i18n';
+import { currentTexts, i18next } from '../../i18n';
+import { formatDateAs, pageLanguage } from '../../i18n/format';
 
 const t = i18next.t;
 
@@ -18,7 +19,7 @@ export function translateBillingError(message: string): string {
 
 /** "70.00" as the language writes it: 70.00 in English, 70,00 in Russian. */
 export function localAmount(amount: string): string {
-  return storedLanguage() === 'ru' ? amount.replace('.', ',') : amount;
+  return pageLanguage() === 'ru' ? amount.replace('.', ',') : amount;
 }
 
 /** An amount with its currency: RUB is shown as the rouble sign (SPEC section 3). */
@@ -34,20 +35,20 @@ export function tokensPrice(tokens: number): string {
 /** 0.7 RUB per token, as the language writes it. */
 export function tokenRate(): string {
   const rate = (TOKEN_PRICE_KOPECKS / 100).toString();
-  return storedLanguage() === 'ru' ? rate.replace('.', ',') : rate;
+  return pageLanguage() === 'ru' ? rate.replace('.', ',') : rate;
 }
 
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '—';
-  return date.toLocaleDateString(storedLanguage(), { day: 'numeric', month: 'long', year: 'numeric' });
+  return formatDateAs(date, 'longDate');
 }
 
 export function formatDateTime(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleString(storedLanguage(), { dateStyle: 'medium', timeStyle: 'short' });
+  return formatDateAs(date, 'dateTime');
 }
 
 export function planName(id: string): string {

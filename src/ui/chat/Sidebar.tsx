@@ -7,6 +7,7 @@ import { relativeDateLabel } from '../../domain/chat';
 import type { ConversationSummary } from '../../domain/conversation';
 import type { Problem } from '../../domain/errors';
 import { i18next } from '../../i18n';
+import { formatDateAs } from '../../i18n/format';
 import { Spinner } from '../common/Spinner';
 import { conversationTitle } from './texts';
 
@@ -22,7 +23,7 @@ function dateLabel(iso: string): string {
     case 'daysAgo':
       return t('chat:sidebar.daysAgo', { count: label.n });
     case 'date':
-      return label.date.toLocaleDateString(i18next.language);
+      return formatDateAs(label.date, 'shortDate');
   }
 }
 

@@ -1,5 +1,6 @@
 import { IMAGE_MODELS, isImageModelId, isStylePreset } from '../../domain/images';
 import { i18next } from '../../i18n';
+import { formatDateAs } from '../../i18n/format';
 
 const t = i18next.t;
 
@@ -25,7 +26,7 @@ export function costText(model: string): string {
 }
 
 export function formatDate(iso: string): string {
-  return new Date(iso).toLocaleString(i18next.language, { dateStyle: 'medium', timeStyle: 'short' });
+  return formatDateAs(new Date(iso), 'dateTime');
 }
 
 export function motivationalPhrases(): string[] {
