@@ -24,6 +24,16 @@ describe('numbers and dates in the page language', () => {
     expect(formatDateAs(NOON, 'shortDate')).toBe('11/25/2026');
   });
 
+  it('groups whole numbers exactly as Intl does in both languages', () => {
+    const values = [0, 7, 999, 1000, 1500, 9999, 10000, 12345, 100000, 999999, 1234567, 2147483647, -1, -1500, -12345];
+    for (const language of ['ru', 'en']) {
+      const intl = new Intl.NumberFormat(language);
+      for (const value of values) expect(formatNumber(value, language)).toBe(intl.format(value));
+    }
+    expect(formatNumber(1234.5, 'en')).toBe('1,234.5');
+    expect(formatNumber(1234.5, 'ru')).toBe('1\u00a0234,5');
+  });
+
   it('takes an explicit language', () => {
     expect(formatNumber(2500, 'en')).toBe('2,500');
     expect(formatNumber(2500, 'ru')).toBe('2\u00a0500');
