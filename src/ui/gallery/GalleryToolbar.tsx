@@ -18,28 +18,30 @@ export function GalleryToolbar({ actor }: { actor: GalleryRef }) {
   const pages = Math.max(1, pagination?.totalPages ?? 1);
   return (
     <header className="mb-6 space-y-4">
-      <div className="flex flex-wrap items-end justify-between gap-3">
-        <div>
-          <h1 className="text-2xl font-bold">{t('gallery:title')}</h1>
-          <p className="mt-1 text-sm text-slate-700" aria-live="polite" data-testid="gallery-summary">
-            {pagination && (
-              <>
-                <span data-testid="gallery-total">{t('gallery:total', { count: total })}</span>
-                <span aria-hidden> · </span>
-                <span data-testid="gallery-page-of">{t('gallery:pageOf', { page: Math.min(page, pages), pages })}</span>
-              </>
-            )}
-          </p>
+      {/* The title and the refresh button share a row that never wraps, and the summary has
+          its line before the count arrives: the search box below keeps its place on a phone. */}
+      <div>
+        <div className="flex items-center justify-between gap-3">
+          <h1 className="min-w-0 text-2xl font-bold">{t('gallery:title')}</h1>
+          <button
+            type="button"
+            onClick={() => actor.send({ type: 'REFRESH' })}
+            disabled={loading}
+            className="flex shrink-0 items-center gap-2 rounded-lg border border-slate-300 bg-white px-3 py-2 text-sm font-semibold text-slate-800 hover:bg-slate-50 disabled:opacity-60"
+          >
+            <RefreshCw className={`h-4 w-4 ${loading ? 'animate-spin' : ''}`} aria-hidden />
+            {t('gallery:refresh')}
+          </button>
         </div>
-        <button
-          type="button"
-          onClick={() => actor.send({ type: 'REFRESH' })}
-          disabled={loading}
-          className="flex items-center gap-2 rounded-lg border border-slate-300 bg-white px-3 py-2 text-sm font-semibold text-slate-800 hover:bg-slate-50 disabled:opacity-60"
-        >
-          <RefreshCw className={`h-4 w-4 ${loading ? 'animate-spin' : ''}`} aria-hidden />
-          {t('gallery:refresh')}
-        </button>
+        <p className="mt-1 min-h-5 text-sm text-slate-700" aria-live="polite" data-testid="gallery-summary">
+          {pagination && (
+            <>
+              <span data-testid="gallery-total">{t('gallery:total', { count: total })}</span>
+              <span aria-hidden> · </span>
+              <span data-testid="gallery-page-of">{t('gallery:pageOf', { page: Math.min(page, pages), pages })}</span>
+            </>
+          )}
+        </p>
       </div>
       <div className="flex flex-col gap-3 sm:flex-row sm:items-end">
         <form
