@@ -137,9 +137,21 @@ async function galleryOn(database: string, env: Record<string, string>): Promise
       });
       if (response.status !== 200) throw new Error(`generation ${i} answered ${response.status}`);
     }
-    const pageReply = (await (
-      await fetch(`${url}/api/images/my-images?limit=${CARDS}`, { headers: { cookie: artist.jar.header() } })
-    ).json()) as { data: ImagePage };
+    // Thumbnails are made just after each answer: the page as the gallery shows it a moment
+    // later, when the last one is linked (a picture without one would stand in for it).
+    const listPage = async () =>
+      (await (
+        await fetch(`${url}/api/images/my-images?limit=${CARDS}`, { headers: { cookie: artist.jar.header() } })
+      ).json()) as { data: ImagePage };
+    let pageReply = await listPage();
+    for (
+      let wait = 0;
+      wait < 50 && pageReply.data.images.some((image) => !image.thumbnailUrl.endsWith('.webp'));
+      wait++
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      pageReply = await listPage();
+    }
     let thumbBytes = 0;
     let fullBytes = 0;
     for (const image of pageReply.data.images) {

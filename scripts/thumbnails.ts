@@ -1,15 +1,13 @@
 import path from 'node:path';
 import { parseConfig } from '../server/config';
 import { openDatabase } from '../server/db/client';
-import { ImageService } from '../server/images/service';
 import { createImageStorage, readStoredFile } from '../server/images/storage';
-import { PaidJobs } from '../server/jobs/paid-job';
-import { LedgerService } from '../server/ledger/service';
-import { createImageProvider } from '../server/providers/images/factory';
+import { Thumbnails } from '../server/images/thumbnails';
 
 /**
- * `npm run thumbnails`: the one-off job that gives images stored before thumbnails
- * existed their WebP thumbnail. Safe to run again and beside running instances.
+ * `npm run thumbnails`: gives images stored without a thumbnail (before thumbnails existed,
+ * or whose thumbnail was never made) their WebP thumbnail. Safe to run again and beside
+ * running instances.
  */
 const config = parseConfig();
 const database = await openDatabase(
@@ -18,13 +16,9 @@ const database = await openDatabase(
     : { kind: 'pglite', dataDir: path.join(config.dataDir, 'db') },
 );
 const storage = await createImageStorage(config);
-const jobs = new PaidJobs(database.db, new LedgerService(database.db), storage);
-const images = new ImageService(database.db, jobs, createImageProvider(config), storage, {
-  appUrl: config.appUrl,
-  providerTimeoutMs: config.STABILITY_TIMEOUT_MS,
-});
+const thumbnails = new Thumbnails(database.db, storage);
 try {
-  const made = await images.backfillThumbnails(async (fileName) => {
+  const made = await thumbnails.backfill(async (fileName) => {
     const bytes = await readStoredFile(storage, fileName);
     if (!bytes) throw new Error(`stored image missing: ${fileName}`);
     return bytes;

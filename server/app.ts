@@ -25,6 +25,7 @@ import { registerPageFallback, registerWebAssets } from './http/web';
 import { imageRoutes } from './images/routes';
 import { ImageService } from './images/service';
 import { createImageStorage, type ImageStorage } from './images/storage';
+import { Thumbnails } from './images/thumbnails';
 import { PaidJobs } from './jobs/paid-job';
 import { LedgerService } from './ledger/service';
 import { portraitRoutes } from './portraits/routes';
@@ -63,6 +64,7 @@ export interface App {
     ledger: LedgerService;
     auth: AuthService;
     images: ImageService;
+    thumbnails: Thumbnails;
     chat: ChatService;
     portraits: PortraitService;
     payments: PaymentsService;
@@ -241,7 +243,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   authRoutes(server, { config, auth, oidc });
 
   const storage = deps.storage ?? (await createImageStorage(config));
-  const paidJobs = new PaidJobs(database.db, ledger, storage, (error) =>
+  const thumbnails = new Thumbnails(database.db, storage, (error, imageId) =>
+    server.log.warn({ err: error, imageId }, 'thumbnail not made'),
+  );
+  // Thumbnails asked for by answers already sent are finished before the process exits.
+  server.addHook('onClose', () => thumbnails.drain());
+  const paidJobs = new PaidJobs(database.db, ledger, storage, thumbnails, (error) =>
     server.log.warn({ err: error }, 'generation heartbeat failed'),
   );
   const images = new ImageService(
@@ -345,7 +352,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   registerPageFallback(server, indexHtml);
 
-  return { server, services: { ledger, auth, images, chat, portraits, payments }, storage };
+  return { server, services: { ledger, auth, images, thumbnails, chat, portraits, payments }, storage };
 }
 
 /** Refunds generations a crash left PENDING, on an interval, for as long as the server runs. */

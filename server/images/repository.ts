@@ -249,7 +249,7 @@ export async function searchImages(
   });
 }
 
-/** Images whose list thumbnail is still missing (made before thumbnails existed). */
+/** Images whose list thumbnail is still missing (stored before thumbnails existed, or never made). */
 export async function imagesWithoutThumbnail(db: Executor, afterId: number, limit: number): Promise<ImageRow[]> {
   return db
     .select()

@@ -24,7 +24,6 @@ import { jobPixelSize } from '../providers/images/job';
 import { LIVENESS } from '../jobs/liveness';
 import * as repo from './repository';
 import type { ImageStorage } from './storage';
-import { storeThumbnail } from './thumbnails';
 
 // SDXL v1 settings the Stability adapter sends for original (not user-visible in SPEC).
 const ORIGINAL_STEPS = 30;
@@ -142,27 +141,6 @@ export class ImageService {
     if (!deleted) throw new AppError('NOT_FOUND');
     await this.storage.remove(deleted.fileName);
     if (deleted.thumbnailFileName) await this.storage.remove(deleted.thumbnailFileName);
-  }
-
-  /**
-   * The one-off job for images stored before thumbnails existed (`npm run thumbnails`):
-   * makes each missing thumbnail from the stored image, `read` giving its bytes. Until it
-   * has run, such an image's thumbnailUrl is the full image. Returns how many were made.
-   */
-  async backfillThumbnails(read: (fileName: string) => Promise<Buffer>, batch = 100): Promise<number> {
-    let made = 0;
-    let afterId = 0;
-    for (;;) {
-      const rows = await repo.imagesWithoutThumbnail(this.db, afterId, batch);
-      if (rows.length === 0) return made;
-      for (const row of rows) {
-        afterId = row.id;
-        const thumbnail = await storeThumbnail(this.storage, await read(row.fileName));
-        // Another run (or a delete) got there first: this thumbnail is not needed.
-        if (await repo.setThumbnail(this.db, row.id, thumbnail.fileName)) made += 1;
-        else await this.storage.remove(thumbnail.fileName);
-      }
-    }
   }
 
   /**

@@ -2,7 +2,7 @@ import type { Db } from '../db/client';
 import { AppError, isAppError } from '../errors';
 import * as repo from '../images/repository';
 import type { ImageStorage } from '../images/storage';
-import { storeThumbnail } from '../images/thumbnails';
+import type { Thumbnails } from '../images/thumbnails';
 import type { LedgerService } from '../ledger/service';
 import type { ImageMimeType } from '../providers/images/types';
 import { countGeneration, countPortrait, countTokensCharged, countTokensRefunded } from '../metrics';
@@ -55,9 +55,9 @@ export interface PaidJob<T extends PaidJobOutput> {
  *
  * 1. one atomic statement: the charge, the PENDING request row and its ledger row;
  * 2. the work (the provider call), outside any transaction;
- * 3. the file and its list thumbnail are written, then one atomic statement: COMPLETED and
- *    the image row; or, on any failure, one transaction: FAILED and the refund (the files
- *    removed).
+ * 3. the file is written, then one atomic statement: COMPLETED and the image row; or, on
+ *    any failure, one transaction: FAILED and the refund (the file removed). The list
+ *    thumbnail is made after the answer (server/images/thumbnails.ts).
  *
  * While 2 and 3 run, the request's heartbeat is kept fresh (server/jobs/liveness.ts), so no
  * instance's reconciler takes live work for abandoned. A crash between 1 and 3 leaves a
@@ -69,6 +69,7 @@ export class PaidJobs {
     private readonly db: Db,
     private readonly ledger: LedgerService,
     private readonly storage: ImageStorage,
+    private readonly thumbnails: Thumbnails,
     /** Where a failed heartbeat is reported. */
     private readonly log: (error: unknown) => void = () => {},
   ) {}
@@ -109,37 +110,29 @@ export class PaidJobs {
       throw appError;
     }
 
-    // The file and its thumbnail are written at once: the thumbnail's encode runs on the
-    // thread pool while the file is written.
-    const [saved, thumbnailed] = await Promise.allSettled([
-      this.storage.save(output.bytes, output.mimeType),
-      storeThumbnail(this.storage, output.bytes),
-    ]);
-    const thumbnail = thumbnailed.status === 'fulfilled' ? thumbnailed.value : undefined;
-    if (saved.status === 'rejected') {
-      // The store is unreachable or refused the write: the picture is lost, so is the charge.
-      if (thumbnail) await this.storage.remove(thumbnail.fileName).catch(() => undefined);
-      const reason = saved.reason as Error;
-      await this.failAndRefund(request, `The image could not be stored: ${reason.message}`);
-      throw new AppError('STORAGE_UNAVAILABLE', undefined, { cause: reason });
-    }
-    const stored = saved.value;
+    let stored: { fileName: string; fileSize: number };
     try {
-      if (!thumbnail) throw (thumbnailed as PromiseRejectedResult).reason;
+      stored = await this.storage.save(output.bytes, output.mimeType);
+    } catch (error) {
+      // The store is unreachable or refused the write: the picture is lost, so is the charge.
+      await this.failAndRefund(request, `The image could not be stored: ${(error as Error).message}`);
+      throw new AppError('STORAGE_UNAVAILABLE', undefined, { cause: error });
+    }
+    try {
       const completed = await repo.completeRequest(this.db, request.id, {
         ...job.image(output),
         userId: job.userId,
         fileName: stored.fileName,
         fileSize: stored.fileSize,
-        thumbnailFileName: thumbnail.fileName,
+        thumbnailFileName: null,
       });
       // The reconciler gave up on this request (and refunded it) while we waited.
       if (!completed) throw new AppError('PROVIDER_TIMEOUT');
+      this.thumbnails.add(completed.image.id, output.bytes);
       return { image: completed.image, balanceAfter: completed.balance };
     } catch (error) {
       // A file the store cannot remove now is left for the orphan sweep.
       await this.storage.remove(stored.fileName).catch(() => undefined);
-      if (thumbnail) await this.storage.remove(thumbnail.fileName).catch(() => undefined);
       const appError = isAppError(error)
         ? error
         : new AppError('PROVIDER_ERROR', job.storeFailureMessage, { cause: error });

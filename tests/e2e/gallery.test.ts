@@ -19,6 +19,19 @@ async function generate(page: Page, endpoint: string, body: Record<string, unkno
   expect(status).toBe(200);
 }
 
+/** Thumbnails are made just after each answer: waits until every image of the user has one. */
+async function thumbnailsMade(page: Page): Promise<void> {
+  await page.waitForFunction(
+    async () => {
+      const response = await fetch('/api/images/my-images?page=1&limit=48', { credentials: 'include' });
+      const body = (await response.json()) as { data: { images: Array<{ thumbnailUrl: string }> } };
+      return body.data.images.every((image) => image.thumbnailUrl.endsWith('.webp'));
+    },
+    undefined,
+    { polling: 100 },
+  );
+}
+
 const cards = (page: Page) => page.getByTestId('gallery-card');
 
 describe('the gallery in Chromium', () => {
@@ -46,6 +59,7 @@ describe('the gallery in Chromium', () => {
       negative_prompt: 'fog',
       seed: 4242,
     });
+    await thumbnailsMade(page);
 
     await page.getByRole('button', { name: 'Refresh' }).click();
     await cards(page).first().waitFor();

@@ -194,7 +194,7 @@ describe.each(testDatabases())('gallery on $name', (kind) => {
     expect((await page(app, user, `?q=${'ё'.repeat(2000)}`)).images).toEqual([]);
   });
 
-  it('stores a WebP thumbnail of about 384 px with every generated image and lists it', async () => {
+  it('makes a WebP thumbnail of about 384 px for every generated image after the answer, and lists it', async () => {
     const user = await newUser();
     const made = await postJson(app, user, '/api/stability-ultra/generate', {
       prompt: 'a wide harbour',
@@ -205,19 +205,21 @@ describe.each(testDatabases())('gallery on $name', (kind) => {
     expect(made.status).toBe(200);
     const record = made.body.data as ImageRecord;
     expect(record).toMatchObject({ negativePrompt: 'fog', aspectRatio: '16:9', modelVariant: null, seed: 7 });
+    // The answer does not wait for the thumbnail: until it is linked, the picture stands in.
+    expect(record.thumbnailUrl).toBe(record.imageUrl);
+    await app.services.thumbnails.drain();
     const [row] = await imagesOf(app, user);
     expect(row?.thumbnailFileName).toMatch(/^[0-9a-f]{32}\.webp$/);
-    expect(record.thumbnailUrl).toBe(`${app.url}/images/${row?.thumbnailFileName}`);
+    const listed = await page(app, user, '');
+    expect(listed.images[0]?.thumbnailUrl).toBe(`${app.url}/images/${row?.thumbnailFileName}`);
 
-    const thumbnail = await fetch(record.thumbnailUrl);
+    const thumbnail = await fetch(listed.images[0]?.thumbnailUrl ?? '');
     expect(thumbnail.status).toBe(200);
     expect(thumbnail.headers.get('content-type')).toBe('image/webp');
     const meta = await sharp(Buffer.from(await thumbnail.arrayBuffer())).metadata();
     expect(meta.format).toBe('webp');
     expect(Math.max(meta.width, meta.height)).toBe(384);
     expect(meta.width).toBeGreaterThan(meta.height);
-    const listed = await page(app, user, '');
-    expect(listed.images[0]?.thumbnailUrl).toBe(record.thumbnailUrl);
     await expectFilesOf(app, user);
 
     const sd3 = await postJson(app, user, '/api/stability-sd3/generate', {
@@ -239,6 +241,7 @@ describe.each(testDatabases())('gallery on $name', (kind) => {
     const stranger = await newUser();
     const made = await postJson(app, owner, '/api/stability-core/generate', { prompt: 'to go', aspect_ratio: '1:1' });
     const kept = await postJson(app, owner, '/api/stability-core/generate', { prompt: 'to keep', aspect_ratio: '1:1' });
+    await app.services.thumbnails.drain();
     const record = made.body.data as ImageRecord;
     const [row] = await imagesOf(app, owner);
     const files = [row?.fileName ?? '', row?.thumbnailFileName ?? ''];
@@ -268,6 +271,20 @@ describe.each(testDatabases())('gallery on $name', (kind) => {
     await expectLedgerConsistent(app, owner);
   });
 
+  it('an image deleted while its thumbnail is being made leaves no file behind', async () => {
+    const owner = await newUser();
+    await app.services.thumbnails.drain();
+    const before = new Set(await fs.readdir(app.config.imagesDir));
+    const made = await postJson(app, owner, '/api/stability-core/generate', { prompt: 'brief', aspect_ratio: '1:1' });
+    expect(made.status).toBe(200);
+    expect((await remove(app, owner, (made.body.data as ImageRecord).id, app.url)).status).toBe(200);
+    await app.services.thumbnails.drain();
+    const after = await fs.readdir(app.config.imagesDir);
+    // Whichever came first, the thumbnail's link or the delete, neither file is left.
+    expect(after.filter((file) => !before.has(file))).toEqual([]);
+    expect(await imagesOf(app, owner)).toEqual([]);
+  });
+
   it.each(['abc', '1.5', '-1', '0', '0x1', '1e3', '01', '99999999999999999999'])(
     'refuses the image id %s with 400, deleting nothing',
     async (id) => {
@@ -293,6 +310,7 @@ describe.each(testDatabases())('the thumbnail job on $name', (kind) => {
     try {
       const user = await signedInUser(app, `thumbs-${kind.name}@example.com`);
       await postJson(app, user, '/api/stability-core/generate', { prompt: 'old image', aspect_ratio: '16:9' });
+      await app.services.thumbnails.drain();
       const [row] = await imagesOf(app, user);
       // As if stored before thumbnails existed.
       await fs.rm(path.join(app.config.imagesDir, row?.thumbnailFileName ?? ''));
@@ -301,8 +319,8 @@ describe.each(testDatabases())('the thumbnail job on $name', (kind) => {
       expect(before?.thumbnailUrl).toBe(before?.imageUrl);
 
       const read = (fileName: string) => fs.readFile(path.join(app.config.imagesDir, fileName));
-      expect(await app.services.images.backfillThumbnails(read)).toBe(1);
-      expect(await app.services.images.backfillThumbnails(read)).toBe(0);
+      expect(await app.services.thumbnails.backfill(read)).toBe(1);
+      expect(await app.services.thumbnails.backfill(read)).toBe(0);
       const after = (await page(app, user, '')).images[0];
       expect(after?.thumbnailUrl).toMatch(/\.webp$/);
       const meta = await sharp(Buffer.from(await (await fetch(after?.thumbnailUrl ?? '')).arrayBuffer())).metadata();

@@ -5,11 +5,12 @@ import { text } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3ImageStorage } from '../../../server/images/s3-storage';
 import { IMAGE_FILE_NAME, LocalImageStorage, type ImageStorage } from '../../../server/images/storage';
+import type { ImageRecord } from '../../../src/domain/image-record';
 import { IMAGE_MODELS } from '../../../src/domain/images';
 import type { ImageMimeType } from '../../../server/providers/images/types';
 import { S3_TEST_KEYS, startS3Server, type S3TestServer } from '../../support/s3-server';
-import { startTestApp, testDatabases } from '../helpers';
-import { balance, expectLedgerConsistent, postJson, signedInUser } from './support';
+import { startTestApp, testDatabases, type TestApp } from '../helpers';
+import { balance, expectLedgerConsistent, getJson, postJson, signedInUser, type TestUser } from './support';
 
 /**
  * One contract, both stores: the local folder and an S3 bucket (a real S3-protocol
@@ -155,31 +156,53 @@ class RefusingStorage extends LocalImageStorage {
 }
 
 describe('a generation whose picture or thumbnail cannot be stored', () => {
-  for (const [refused, status, code] of [
-    ['image/png', 503, 'STORAGE_UNAVAILABLE'],
-    ['image/webp', 502, 'PROVIDER_ERROR'],
-  ] as const) {
-    it(`refunds and leaves no file behind when the store refuses ${refused}`, async () => {
-      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'refusing-store-'));
-      const storage = new RefusingStorage(dir, refused);
-      const app = await startTestApp(testDatabases()[0]!, {}, {}, { storage });
-      try {
-        const user = await signedInUser(app, `refused-${refused.replace('/', '-')}@example.com`);
-        const before = await balance(app, user);
-        const reply = await postJson(app, user, IMAGE_MODELS.core.endpoint, {
-          prompt: 'a lighthouse',
-          aspect_ratio: '1:1',
-        });
-        expect(reply.status).toBe(status);
-        expect(reply.body).toMatchObject({ success: false, code });
-        expect(await balance(app, user)).toBe(before);
-        await expectLedgerConsistent(app, user);
-        // The file that was written (the thumbnail, or the picture) was removed again.
-        expect(await fs.readdir(dir)).toEqual([]);
-      } finally {
-        await app.close();
-        await fs.rm(dir, { recursive: true, force: true });
-      }
+  const withRefusingStore = async (
+    refused: ImageMimeType,
+    test: (app: TestApp, user: TestUser, dir: string) => Promise<void>,
+  ) => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'refusing-store-'));
+    const app = await startTestApp(testDatabases()[0]!, {}, {}, { storage: new RefusingStorage(dir, refused) });
+    try {
+      await test(app, await signedInUser(app, `refused-${refused.replace('/', '-')}@example.com`), dir);
+    } finally {
+      await app.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('refunds and leaves no file behind when the store refuses the picture', async () => {
+    await withRefusingStore('image/png', async (app, user, dir) => {
+      const before = await balance(app, user);
+      const reply = await postJson(app, user, IMAGE_MODELS.core.endpoint, {
+        prompt: 'a lighthouse',
+        aspect_ratio: '1:1',
+      });
+      expect(reply.status).toBe(503);
+      expect(reply.body).toMatchObject({ success: false, code: 'STORAGE_UNAVAILABLE' });
+      expect(await balance(app, user)).toBe(before);
+      await expectLedgerConsistent(app, user);
+      await app.services.thumbnails.drain();
+      expect(await fs.readdir(dir)).toEqual([]);
     });
-  }
+  });
+
+  it('keeps the paid picture when only its thumbnail cannot be stored: the picture stands in for it', async () => {
+    await withRefusingStore('image/webp', async (app, user, dir) => {
+      const before = await balance(app, user);
+      const reply = await postJson(app, user, IMAGE_MODELS.core.endpoint, {
+        prompt: 'a lighthouse',
+        aspect_ratio: '1:1',
+      });
+      expect(reply.status).toBe(200);
+      const record = reply.body.data as ImageRecord;
+      await app.services.thumbnails.drain();
+      expect(await balance(app, user)).toBe(before - IMAGE_MODELS.core.cost);
+      await expectLedgerConsistent(app, user);
+      expect(await fs.readdir(dir)).toEqual([path.basename(record.imageUrl)]);
+      const listed = (await getJson(app, user, '/api/images/my-images?page=1&limit=12')).body.data as {
+        images: ImageRecord[];
+      };
+      expect(listed.images.map((image) => image.thumbnailUrl)).toEqual([record.imageUrl]);
+    });
+  });
 });

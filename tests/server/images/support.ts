@@ -57,12 +57,17 @@ export async function imagesOf(app: TestApp, user: TestUser) {
   return app.database.db.select().from(images).where(eq(images.userId, user.id)).orderBy(images.id);
 }
 
-/** Every stored file is an image or a thumbnail of an images row, and the other way round. */
+/**
+ * Once the thumbnails asked for are made: every stored file is an image or a thumbnail of
+ * an images row, every row has its thumbnail, and no file is left over.
+ */
 export async function expectStorageMatchesRows(app: TestApp): Promise<void> {
+  await app.services.thumbnails.drain();
   const files = await fs.readdir(app.config.imagesDir).catch(() => [] as string[]);
   const rows = await app.database.db
     .select({ fileName: images.fileName, thumbnailFileName: images.thumbnailFileName })
     .from(images);
-  const named = rows.flatMap((r) => (r.thumbnailFileName ? [r.fileName, r.thumbnailFileName] : [r.fileName]));
+  expect(rows.filter((r) => r.thumbnailFileName === null)).toEqual([]);
+  const named = rows.flatMap((r) => [r.fileName, r.thumbnailFileName ?? '']);
   expect(files.sort()).toEqual(named.sort());
 }
