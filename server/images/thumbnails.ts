@@ -5,8 +5,9 @@ import type { ImageMimeType } from '../providers/images/types';
 import * as repo from './repository';
 const THUMBNAIL_QUALITY = 72;
 /**
- * libwebp's effort 2 of 6: a thumbnail is made for every stored image; effort 2 encodes a 384 px one a third faster than the default 4 for about 6% more
- * bytes (a page of 48 stays far under the gallery's 1.5 MB).
+ * libwebp's effort 2 of 6: a thumbnail is made for every stored image; effort 2 encodes a
+ * 384 px one a third faster than the default 4 for about 6% more bytes (a page of 48 stays
+ * far under the gallery's 1.5 MB).
  */
 const THUMBNAIL_EFFORT = 2;
 
