@@ -120,9 +120,14 @@ describe.each(testDatabases())('image generation against Stability on $name', (k
         expect(image.imageUrl).toBe(`${app.config.appUrl}/images/${String(image.fileName)}`);
         expect(image.size).toBe(`${String(image.width)}x${String(image.height)}`);
         // The reply's record is read back by the completing statement itself: it is the
-        // stored row, value for value and type for type, as the gallery lists it.
+        // stored row, value for value and type for type, as the gallery lists it, except
+        // the thumbnail, made after the answer (the picture stands in until then).
+        expect(image.thumbnailUrl).toBe(image.imageUrl);
+        await app.services.thumbnails.drain();
         const listed = await getJson(app, user, '/api/images/my-images?limit=1');
-        expect((listed.body.data as { images: unknown[] }).images[0]).toEqual(image);
+        const listedImage = (listed.body.data as { images: Array<Record<string, unknown>> }).images[0];
+        expect(listedImage?.thumbnailUrl).toMatch(new RegExp(`^${app.config.appUrl}/images/[0-9a-f]{32}\\.webp$`));
+        expect({ ...listedImage, thumbnailUrl: image.thumbnailUrl }).toEqual(image);
         expect(fake.requests.length).toBe(before + 1);
         expect(fake.requests.at(-1)?.headers.accept).toBe(
           mode === 'json' ? 'application/json' : model === 'original' ? 'image/png' : 'image/*',
