@@ -34,7 +34,7 @@ const appModules = new RegExp(
     String.raw`node_modules[\/]@tanstack[\/]`,
     String.raw`src[\/]app\.tsx`,
     String.raw`src[\/]ui[\/](?:router|shell[\/]\w+|common[\/](?:Deferred|Spinner|ErrorFallback))\.tsx?`,
-    String.raw`src[\/]i18n[\/](?:texts\.ru|locales[\/]\w+\.ru)\.ts`,
+    String.raw`src[\/]i18n[\/](?:texts\.ru|locales[\/]\w+\.ru|format)\.ts`,
   ].join('|'),
 );
 
@@ -143,7 +143,8 @@ export default defineConfig({
               priority: 90,
             },
             {
-              // The app around the screens: the router, the shell and every Russian text.
+              // The app around the screens: the router, the shell, every Russian text and the
+              // number and date formatters.
               name: 'app',
               test: appModules,
               priority: 80,
