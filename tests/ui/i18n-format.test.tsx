@@ -34,6 +34,31 @@ describe('numbers and dates in the page language', () => {
     expect(formatNumber(1234.5, 'ru')).toBe('1\u00a0234,5');
   });
 
+  it('writes every month, hour and style exactly as Intl does in both languages (the kind of space aside)', () => {
+    const spaces = (text: string) => text.replace(/[\u202f\u00a0]/g, ' ');
+    const styles = {
+      longDate: { day: 'numeric', month: 'long', year: 'numeric' },
+      dateTime: { dateStyle: 'medium', timeStyle: 'short' },
+      shortDate: {},
+    } as const;
+    for (const language of ['ru', 'en']) {
+      for (const [style, options] of Object.entries(styles)) {
+        const intl = new Intl.DateTimeFormat(language, options);
+        for (let month = 0; month < 12; month += 1) {
+          for (const [day, hour, minute] of [
+            [1, 0, 0],
+            [9, 9, 7],
+            [25, 12, 30],
+            [31, 23, 59],
+          ] as const) {
+            const date = new Date(2026, month, day, hour, minute);
+            expect(spaces(formatDateAs(date, style as keyof typeof styles, language))).toBe(spaces(intl.format(date)));
+          }
+        }
+      }
+    }
+  });
+
   it('takes an explicit language', () => {
     expect(formatNumber(2500, 'en')).toBe('2,500');
     expect(formatNumber(2500, 'ru')).toBe('2\u00a0500');
