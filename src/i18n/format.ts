@@ -7,11 +7,11 @@ import i18next from 'i18next';
  * `toLocaleString(language, …)` builds a new one on every call.
  */
 const DATE_STYLES = {
-  /** 25 November 2026 */
+  /** 25 ноября 2026 г., November 25, 2026 */
   longDate: { day: 'numeric', month: 'long', year: 'numeric' },
-  /** 25 Nov 2026, 22:40 */
+  /** 25 нояб. 2026 г., 22:40; Nov 25, 2026, 10:40 PM */
   dateTime: { dateStyle: 'medium', timeStyle: 'short' },
-  /** 25/11/2026 */
+  /** 25.11.2026, 11/25/2026 */
   shortDate: {},
 } as const satisfies Record<string, Intl.DateTimeFormatOptions>;
 
