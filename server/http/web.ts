@@ -78,8 +78,9 @@ export async function registerWebAssets(
  * gets the page from memory (server/http/pages.ts: the copy that preloads the screen it
  * opens with, marked for a visitor who sent a session cookie), never cached, with status
  * 200 on a SPEC route and 404 elsewhere (the SPA shows its own not-found view). Pages are
- * as cheap as a static file and stay outside the rate limit. Unknown API paths and other methods get JSON 404s and count against the
- * limit, so probing the API spends the same allowance as using it.
+ * as cheap as a static file and stay outside the rate limit. Unknown API paths and other
+ * methods get JSON 404s and count against the limit, so probing the API spends the same
+ * allowance as using it.
  */
 export function registerPageFallback(server: FastifyInstance, pages: Pages | undefined): void {
   const limit = server.rateLimit();

@@ -26,7 +26,7 @@ describe('numbers and dates in the page language', () => {
 
   it('groups whole numbers exactly as Intl does in both languages', () => {
     const values = [0, 7, 999, 1000, 1500, 9999, 10000, 12345, 100000, 999999, 1234567, 2147483647, -1, -1500, -12345];
-    for (const language of ['ru', 'en']) {
+    for (const language of ['ru', 'en'] as const) {
       const intl = new Intl.NumberFormat(language);
       for (const value of values) expect(formatNumber(value, language)).toBe(intl.format(value));
     }
@@ -41,7 +41,7 @@ describe('numbers and dates in the page language', () => {
       dateTime: { dateStyle: 'medium', timeStyle: 'short' },
       shortDate: {},
     } as const;
-    for (const language of ['ru', 'en']) {
+    for (const language of ['ru', 'en'] as const) {
       for (const [style, options] of Object.entries(styles)) {
         const intl = new Intl.DateTimeFormat(language, options);
         for (let month = 0; month < 12; month += 1) {
@@ -57,6 +57,10 @@ describe('numbers and dates in the page language', () => {
         }
       }
     }
+  });
+
+  it('writes an invalid date as toLocaleString does', () => {
+    expect(formatDateAs(new Date('not a date'), 'dateTime')).toBe(new Date('not a date').toLocaleString('ru'));
   });
 
   it('takes an explicit language', () => {

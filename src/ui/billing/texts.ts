@@ -34,8 +34,7 @@ export function tokensPrice(tokens: number): string {
 
 /** 0.7 RUB per token, as the language writes it. */
 export function tokenRate(): string {
-  const rate = (TOKEN_PRICE_KOPECKS / 100).toString();
-  return pageLanguage() === 'ru' ? rate.replace('.', ',') : rate;
+  return localAmount((TOKEN_PRICE_KOPECKS / 100).toString());
 }
 
 export function formatDate(iso: string | null | undefined): string {
