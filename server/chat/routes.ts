@@ -15,6 +15,9 @@ import type { ChatService, ChatTurn, ChatTurnResult } from './service';
 
 const MAX_ID = 2_147_483_647;
 
+/** Frames held for one write at most this long (characters). */
+const RELAY_BATCH_CHARS = 16_384;
+
 const idParams = z.object({
   id: plainDecimalInteger({ message: 'Conversation id must be a whole number' }),
 });
@@ -167,6 +170,29 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
           });
         }
       };
+      // The first words leave at once. The rest of a burst (a service often sends many
+      // chunks in one packet) leaves in one write when the event loop turns, or when the
+      // reply ends, instead of one system call per chunk.
+      let queued = '';
+      let flushSoon: NodeJS.Immediate | undefined;
+      let firstSent = false;
+      const flush = (): Promise<void> => {
+        clearImmediate(flushSoon);
+        flushSoon = undefined;
+        const frames = queued;
+        queued = '';
+        return frames === '' ? Promise.resolve() : write(frames);
+      };
+      const relay = (content: string): Promise<void> | undefined => {
+        queued += encodeSseData({ content });
+        lastWrite = Date.now();
+        if (!firstSent || queued.length >= RELAY_BATCH_CHARS) {
+          firstSent = true;
+          return flush();
+        }
+        flushSoon ??= setImmediate(() => void flush());
+        return undefined;
+      };
       // Proxies close streams that stay silent; a slow first token must not look like one.
       const heartbeat = setInterval(
         () => {
@@ -175,44 +201,49 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
         Math.max(5, Math.floor(config.CHAT_HEARTBEAT_MS / 2)),
       );
 
+      // The last frame and [DONE] leave in one write; the logs are written after the reply.
+      let last = '';
+      let report: () => void;
       try {
-        const result = await chat.run(turn, signal, (content) => write(encodeSseData({ content })));
+        const result = await chat.run(turn, signal, relay, flush);
         if (result.failure) {
-          request.log.warn({ err: result.failure, requestId: turn.requestId }, 'chat provider failed');
-          await write(
-            encodeSseData({
-              error: result.failure.kind,
-              message: result.failure.userMessage,
-              billing: result.billing,
-              balanceAfter: result.balanceAfter,
-            }),
-          );
+          last = encodeSseData({
+            error: result.failure.kind,
+            message: result.failure.userMessage,
+            billing: result.billing,
+            balanceAfter: result.balanceAfter,
+          });
         } else if (!result.aborted) {
-          await write(
-            encodeSseData({
-              isComplete: true,
-              tokensUsed: result.tokensUsed,
-              contextInfo: turn.contextInfo,
-              billing: result.billing,
-              balanceAfter: result.balanceAfter,
-              conversationId: turn.conversationId,
-              ...(result.assistantMessage ? { messageId: result.assistantMessage.id } : {}),
-            }),
-          );
+          last = encodeSseData({
+            isComplete: true,
+            tokensUsed: result.tokensUsed,
+            contextInfo: turn.contextInfo,
+            billing: result.billing,
+            balanceAfter: result.balanceAfter,
+            conversationId: turn.conversationId,
+            ...(result.assistantMessage ? { messageId: result.assistantMessage.id } : {}),
+          });
         }
-        request.log.info(
-          { requestId: turn.requestId, billing: result.billing, aborted: result.aborted },
-          'chat reply billed',
-        );
+        report = () => {
+          if (result.failure) {
+            request.log.warn({ err: result.failure, requestId: turn.requestId }, 'chat provider failed');
+          }
+          request.log.info(
+            { requestId: turn.requestId, billing: result.billing, aborted: result.aborted },
+            'chat reply billed',
+          );
+        };
       } catch (error) {
         // Settlement itself failed (database): the reservation stays PENDING for the reconciler.
-        request.log.error({ err: error, requestId: turn.requestId }, 'chat stream failed');
-        await write(encodeSseData({ error: 'INTERNAL', message: 'Internal server error' }));
+        last = encodeSseData({ error: 'INTERNAL', message: 'Internal server error' });
+        report = () => request.log.error({ err: error, requestId: turn.requestId }, 'chat stream failed');
       } finally {
         clearInterval(heartbeat);
-        await write(SSE_DONE);
+        await flush();
+        await write(last + SSE_DONE);
         res.end();
       }
+      report();
     },
   );
 }

@@ -247,12 +247,14 @@ export class ChatService {
   /**
    * Streams the reply through `onDelta` and settles the reservation: the actual cost is
    * kept and the rest released. A failure before any text, or a stop before any text,
-   * costs nothing; a partial reply costs what was produced.
+   * costs nothing; a partial reply costs what was produced. `onReplyEnd` runs when the
+   * engine has finished, before the settlement's statement.
    */
   async run(
     turn: ChatTurn,
     signal: AbortSignal,
     onDelta: (content: string) => void | Promise<void>,
+    onReplyEnd: () => void | Promise<void> = () => undefined,
   ): Promise<ChatTurnResult> {
     let content = '';
     let usage: { promptTokens: number; completionTokens: number } | undefined;
@@ -293,6 +295,7 @@ export class ChatService {
     } finally {
       stopBeating();
     }
+    await onReplyEnd();
     const inputTokens = usage?.promptTokens ?? countMessageTokens(turn.messages);
     const outputTokens = usage?.completionTokens ?? countTokens(content);
     return this.settle(turn, { content, inputTokens, outputTokens, failure, aborted: signal.aborted });
