@@ -1,10 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import lighthouse, { type Result } from 'lighthouse';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { buildBrowserApp } from '../scripts/build-app.mjs';
 import { freePort } from '../tests/server/helpers';
 
 /**
@@ -230,7 +231,7 @@ function missedTargets(results: Measured[]): string[] {
 
 export default async function frontendBench(): Promise<void> {
   console.log('building the app (vite build)…');
-  execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { stdio: 'inherit' });
+  buildBrowserApp();
   const port = await freePort();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-frontend-'));
   const baseUrl = `http://localhost:${port}`;

@@ -3,12 +3,11 @@
 // loader stays in the server's memory. Both builds run in child processes that exit.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { buildBrowserApp } from './build-app.mjs';
 
 if (!fs.existsSync('dist/index.html')) {
   console.log('No build found in dist/: building the app first…');
-  execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn'], {
-    stdio: 'inherit',
-  });
+  buildBrowserApp();
 }
 execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-server.ts'], { stdio: 'inherit' });
 await import('../.build/server/main.mjs');

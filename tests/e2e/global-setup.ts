@@ -1,8 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { buildBrowserApp } from '../../scripts/build-app.mjs';
 import { freePort } from '../server/helpers';
 
 declare module 'vitest' {
@@ -29,7 +30,7 @@ async function waitForHealth(url: string, deadline: number): Promise<void> {
  * DATA_DIR with every embedded default (PGlite, local sign-in, offline engines).
  */
 export default async function setup(project: TestProject) {
-  execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { stdio: 'inherit' });
+  buildBrowserApp();
   const port = await freePort();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'imagegen-e2e-'));
   const baseUrl = `http://localhost:${port}`;
