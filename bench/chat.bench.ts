@@ -14,6 +14,8 @@ import { startChild, type Child } from './support/child';
  * final frame carries.
  * Targets (issue 13): p50 overhead at most 2 ms to first content and 3 ms in total, each
  * also printed as a ratio to the direct figure of the same run; 500 streams, no errors.
+ * Printed beside them, not judged: the floor of the design's parts in the same run
+ * (bench/support/chat-floor-process.ts), what any app built on them would pay.
  */
 const SAMPLES = 300;
 const WARMUP = 30;
@@ -81,6 +83,11 @@ export default async function chatBench(): Promise<void> {
     );
     children.push(server);
     const base = `http://localhost:${port}`;
+    // The design's floor (see the process): Fastify and the openai package with none of
+    // the app's work, and a bare byte pipe, both relaying the same provider.
+    const floor = await startChild('chat-floor-process.ts', { OPENAI_BASE_URL: baseURL });
+    children.push(floor);
+    const { fastifyPort, pipePort } = await floor.ask<{ fastifyPort: number; pipePort: number }>('ready');
 
     const { jar } = await signInThroughIdp({ url: base }, 'bench@example.com');
     const me = (await (await fetch(`${base}/auth/me`, { headers: { cookie: jar.header() } })).json()) as {
@@ -112,16 +119,43 @@ export default async function chatBench(): Promise<void> {
         }),
       });
 
+    const floorFastify = () =>
+      timed(`http://127.0.0.1:${fastifyPort}/stream`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'Hello there', model: 'gpt-4o', maxTokens: 200 }),
+      });
+    const floorPipe = () =>
+      timed(`http://127.0.0.1:${pipePort}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'gpt-4o',
+          stream: true,
+          stream_options: { include_usage: true },
+          max_tokens: 200,
+          messages: [{ role: 'user', content: 'Hello there' }],
+        }),
+      });
+
     const o: Timing[] = [];
     const d: Timing[] = [];
+    const f: Timing[] = [];
+    const p: Timing[] = [];
     for (let i = 0; i < WARMUP + SAMPLES; i++) {
-      // Interleaved so both see the same machine conditions.
+      // Interleaved so all see the same machine conditions.
       const x = await direct();
       const y = await ours();
-      if (!x.ok || !y.ok) throw new Error(`sample ${i} failed (direct ok: ${x.ok}, ours ok: ${y.ok})`);
+      const z = await floorFastify();
+      const w = await floorPipe();
+      if (!x.ok || !y.ok || !z.ok || !w.ok) {
+        throw new Error(`sample ${i} failed (direct ${x.ok}, ours ${y.ok}, floor ${z.ok}, pipe ${w.ok})`);
+      }
       if (i >= WARMUP) {
         d.push(x);
         o.push(y);
+        f.push(z);
+        p.push(w);
       }
     }
     const row = (name: string, xs: number[]) =>
@@ -131,12 +165,21 @@ export default async function chatBench(): Promise<void> {
     row('ours:   first content', of(o, 'ttfb'));
     row('direct: total', of(d, 'total'));
     row('ours:   total', of(o, 'total'));
+    row('floor:  first content', of(f, 'ttfb'));
+    row('floor:  total', of(f, 'total'));
+    row('pipe:   first content', of(p, 'ttfb'));
+    row('pipe:   total', of(p, 'total'));
     const ttfbOverhead = pct(of(o, 'ttfb'), 50) - pct(of(d, 'ttfb'), 50);
     const totalOverhead = pct(of(o, 'total'), 50) - pct(of(d, 'total'), 50);
     const ratio = (key: 'ttfb' | 'total') => (pct(of(o, key), 50) / pct(of(d, key), 50)).toFixed(2);
     console.log(
       `overhead p50: first content ${ttfbOverhead.toFixed(2)} ms (target <= ${FIRST_CONTENT_TARGET_MS} ms; ours ${ratio('ttfb')}x direct), ` +
         `total ${totalOverhead.toFixed(2)} ms (target <= ${TOTAL_TARGET_MS} ms; ours ${ratio('total')}x direct)`,
+    );
+    const over = (xs: Timing[], key: 'ttfb' | 'total') => (pct(of(xs, key), 50) - pct(of(d, key), 50)).toFixed(2);
+    console.log(
+      `the floor's overhead p50 (no session, no database): Fastify + openai package: first content ${over(f, 'ttfb')} ms, ` +
+        `total ${over(f, 'total')} ms; a bare byte pipe: first content ${over(p, 'ttfb')} ms, total ${over(p, 'total')} ms`,
     );
 
     // 500 at once: each stream stays open ~1 s so they all overlap.
