@@ -38,8 +38,11 @@ const PaymentStatusScreen = lazyRouteComponent(
 );
 const Toaster = lazy(() => import('./common/Toaster').then((module) => ({ default: module.Toaster })));
 
-/** Starts loading the code of the matched screens (and the shell); errors surface when they render. */
-function preloadScreens(routeIds: readonly string[]): void {
+/**
+ * Starts loading the code of the matched screens (and the shell), and resolves when it has
+ * arrived; errors surface when they render.
+ */
+function preloadScreens(routeIds: readonly string[]): Promise<unknown> {
   const screens = new Map<string, { preload?: () => Promise<void> | undefined }>([
     [loginRoute.id, LoginScreen],
     [appRoute.id, AppShell],
@@ -50,11 +53,15 @@ function preloadScreens(routeIds: readonly string[]): void {
     [billingRoute.id, BillingScreen],
     [paymentStatusRoute.id, PaymentStatusScreen],
   ]);
-  for (const id of routeIds)
-    void screens
-      .get(id)
-      ?.preload?.()
-      ?.catch(() => undefined);
+  return Promise.all(
+    routeIds.map(
+      (id) =>
+        screens
+          .get(id)
+          ?.preload?.()
+          ?.catch(() => undefined) ?? Promise.resolve(),
+    ),
+  );
 }
 
 interface RouterContext {
@@ -135,12 +142,15 @@ const appRoute = createRoute({
   getParentRoute: () => rootRoute,
   id: 'app',
   beforeLoad: async ({ context, location, matches }) => {
-    preloadScreens(matches.map((match) => match.routeId));
+    const screensLoaded = preloadScreens(matches.map((match) => match.routeId));
     const snapshot = await settledSession(context.actors.session);
     if (!snapshot.matches('authenticated')) {
       await loginScreenLoaded();
       throw redirect({ to: '/login', search: { redirect: location.href }, replace: true });
     }
+    // As for /login: the code is awaited here rather than suspended on while rendering,
+    // which would make React hold the finished screen back for up to 300 ms.
+    await screensLoaded;
   },
   component: AppShell,
   pendingComponent: FullScreenSpinner,
@@ -249,6 +259,10 @@ export function createAppRouter(actors: AppActors) {
     context: { actors },
     defaultPreload: 'intent',
     defaultPendingMs: 150,
+    // The spinner is the same one the page showed while the session was checked, so it
+    // needs no minimum time on screen; the router's default (500 ms) held a screen whose
+    // code had arrived back for up to half a second.
+    defaultPendingMinMs: 0,
     defaultErrorComponent: ({ error }) => <ErrorFallback error={error} />,
     // SPEC's query values (paymentId, status, prompt, the remembered page) are text: the
     // router's default would read `?prompt=12345` as a number and write text that looks
@@ -257,7 +271,7 @@ export function createAppRouter(actors: AppActors) {
     stringifySearch: stringifySearchText,
   });
   const [opening] = router.getMatchedRoutes(router.latestLocation.pathname);
-  preloadScreens(opening.map((route) => route.id as string));
+  void preloadScreens(opening.map((route) => route.id as string));
   return router;
 }
 
