@@ -4,6 +4,7 @@ import { liveBillingMachine, livePurchaseMachine } from '../../api/billing';
 import { summarizeSubscription, withTokenAmount, FALLBACK_SUBSCRIPTION } from '../../domain/subscription';
 import { i18next } from '../../i18n';
 import { useAppActors, useLiveActor, useSessionUser } from '../app-context';
+import { Deferred } from '../common/Deferred';
 import { Spinner } from '../common/Spinner';
 import { HistoryTable } from './HistoryTable';
 import { LedgerTable } from './LedgerTable';
@@ -128,21 +129,25 @@ export function BillingScreen() {
               </button>
             </div>
           )}
-          <PlanCatalogue
-            plans={context.plans}
-            current={summary.type}
-            busy={subscribing}
-            canSubscribe={!renewing}
-            onSubscribe={(plan) => purchase.send({ type: 'SUBSCRIBE', plan })}
-          />
-          <HistoryTable payments={context.history} />
-          <LedgerTable
-            state={ledgerState}
-            ledger={context.ledger}
-            page={context.ledgerPage}
-            onPage={(page) => billing.send({ type: 'LEDGER.PAGE', page })}
-            onRetry={() => billing.send({ type: 'LEDGER.RETRY' })}
-          />
+          {/* The plans and both tables (most of the screen's elements) render a step after the
+              cards, in slices, rather than in the same task as the whole screen. */}
+          <Deferred>
+            <PlanCatalogue
+              plans={context.plans}
+              current={summary.type}
+              busy={subscribing}
+              canSubscribe={!renewing}
+              onSubscribe={(plan) => purchase.send({ type: 'SUBSCRIBE', plan })}
+            />
+            <HistoryTable payments={context.history} />
+            <LedgerTable
+              state={ledgerState}
+              ledger={context.ledger}
+              page={context.ledgerPage}
+              onPage={(page) => billing.send({ type: 'LEDGER.PAGE', page })}
+              onRetry={() => billing.send({ type: 'LEDGER.RETRY' })}
+            />
+          </Deferred>
         </div>
       )}
       <PurchaseModal actor={purchase} />
