@@ -21,6 +21,17 @@ describe('AI chat in Chromium', () => {
 
     const input = page.getByTestId('chat-input');
     expect(await page.getByTestId('chat-send').isDisabled()).toBe(true);
+    // The box grows with its text up to 120 px, and an emptied box is one line again.
+    const height = async () => (await input.boundingBox())!.height;
+    const oneLine = await height();
+    await input.fill('one');
+    expect(await height()).toBe(oneLine);
+    await input.fill('one\ntwo\nthree');
+    expect(await height()).toBeGreaterThan(oneLine * 1.8);
+    await input.fill('many\n'.repeat(20));
+    expect(await height()).toBe(120);
+    await input.fill('');
+    expect(await height()).toBe(oneLine);
     await input.fill('Show me a TypeScript code example');
     await input.press('Enter');
     await page.waitForURL(/\/chat\/\d+$/);
@@ -52,6 +63,7 @@ describe('AI chat in Chromium', () => {
     // Highlighted: coloured token spans (inline styles of the Prism light build).
     expect(await code.locator('code span[style*="color"]').count()).toBeGreaterThan(3);
     expect(await input.inputValue()).toBe('');
+    expect(await height()).toBe(oneLine);
     await expect.poll(() => balance.textContent()).not.toBe('50 tokens');
     const afterFirst = await balance.textContent();
     expect(await page.getByTestId('conversation-list').textContent()).toContain('Show me a TypeScript code example');
