@@ -22,8 +22,9 @@ import { loginSearchOf, parseSearchText, stringifySearchText, textSearch } from 
  * Code splitting: the app (src/app.tsx) holds the router and the session; every screen
  * (the login screen too), the shell (header, menus, dialogs) and the notifications load
  * with the first page that shows them. The screens of the page being opened are requested
- * as soon as the router exists (createAppRouter), in parallel with the session check, and
- * appRoute's guard asks for those of later navigations.
+ * as soon as the router exists (createAppRouter), in parallel with the session check;
+ * appRoute's guard asks for those of every navigation and waits for them once the visitor
+ * is known to be signed in.
  */
 const LoginScreen = lazyRouteComponent(() => import('./login/LoginScreen'), 'LoginScreen');
 const AppShell = lazyRouteComponent(() => import('./shell/AppShell'), 'AppShell');
