@@ -20,7 +20,6 @@ const engine = createOpenAiChatEngine({ apiKey: 'sk-bench', baseURL, timeoutMs: 
 const fastify = Fastify({ logger: false });
 fastify.post('/stream', async (request, reply) => {
   const body = request.body as { message: string; model: string; maxTokens: number };
-  const controller = new AbortController();
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store' });
@@ -29,7 +28,7 @@ fastify.post('/stream', async (request, reply) => {
     model: body.model,
     maxTokens: body.maxTokens,
     messages: [{ role: 'user', content: body.message }],
-    signal: controller.signal,
+    signal: new AbortController().signal,
   })) {
     if (chunk.type === 'delta') res.write(encodeSseData({ content: chunk.content }));
   }

@@ -74,7 +74,7 @@ interface RouterContext {
  * change together (a failure to load shows on /login itself).
  */
 async function loginScreenLoaded(): Promise<void> {
-  await LoginScreen.preload?.()?.catch(() => undefined);
+  await preloadScreens([loginRoute.id]);
 }
 
 /** The guard waits for the session to leave `loading` (SPEC: a spinner meanwhile). */
