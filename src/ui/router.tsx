@@ -5,6 +5,7 @@ import {
   lazyRouteComponent,
   Outlet,
   redirect,
+  type RouterHistory,
 } from '@tanstack/react-router';
 import { useSelector } from '@xstate/react';
 import { lazy, Suspense, useState } from 'react';
@@ -254,9 +255,10 @@ const routeTree = rootRoute.addChildren([
     : []),
 ]);
 
-export function createAppRouter(actors: AppActors) {
+export function createAppRouter(actors: AppActors, history?: RouterHistory) {
   const router = createRouter({
     routeTree,
+    ...(history ? { history } : {}),
     context: { actors },
     defaultPreload: 'intent',
     defaultPendingMs: 150,
