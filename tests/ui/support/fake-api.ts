@@ -180,7 +180,10 @@ export class FakeApi {
   /** The `fetch` the app sees. */
   readonly fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = input instanceof Request ? input : undefined;
-    const url = new URL(request ? request.url : input instanceof URL ? input.href : (input as string), 'http://localhost');
+    const url = new URL(
+      request ? request.url : input instanceof URL ? input.href : (input as string),
+      'http://localhost',
+    );
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
     const headers = new Headers(init?.headers ?? request?.headers);
     const signal = init?.signal ?? request?.signal ?? undefined;
