@@ -47,8 +47,22 @@ export async function signIn(page: Page, login: string): Promise<void> {
   await page.locator('button[type="submit"]').click();
 }
 
+/**
+ * README's pictures: written only when SCREENSHOTS_DIR is set (`npm run screenshots` runs
+ * these flows for that), so a test run changes no committed file.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  const dir = path.resolve('docs/screenshots');
-  await fs.mkdir(dir, { recursive: true });
-  await page.screenshot({ path: path.join(dir, `${name}.png`) });
+  const dir = process.env.SCREENSHOTS_DIR;
+  if (!dir) return;
+  await fs.mkdir(path.resolve(dir), { recursive: true });
+  await page.screenshot({ path: path.join(path.resolve(dir), `${name}.png`) });
+}
+
+/** A gate a route waits at until the test opens it: the request is held while the test looks. */
+export function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { wait, open };
 }

@@ -82,7 +82,10 @@ describe('AI chat in Chromium', () => {
     await page.getByTestId('chat-send').click();
     await page.getByTestId('chat-stop').waitFor();
     await page.getByTestId('cursor').waitFor();
-    await page.waitForTimeout(400);
+    // Some words of the reply have arrived: they are what is kept and billed.
+    await page.waitForFunction(
+      () => ([...document.querySelectorAll('[data-testid="message-assistant"]')].at(-1)?.textContent ?? '').length > 20,
+    );
     await page.getByTestId('chat-stop').click();
     await page.getByTestId('chat-send').waitFor();
     expect(await page.getByTestId('message-assistant').count()).toBe(2);

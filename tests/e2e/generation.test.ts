@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { screenshot, signIn, useBrowser } from './browser';
+import { gate, screenshot, signIn, useBrowser } from './browser';
 
 const models = [
   { id: 'original', name: 'Original SD XL', cost: 2, prompt: 'A lighthouse on a cliff at dusk' },
@@ -64,10 +64,11 @@ describe('image generation on the dashboard in Chromium', () => {
     for (const model of models) {
       await chooseModel(page, model.id);
       await prompt.fill(model.prompt);
+      // The ultra request is held until the loader has been seen (and photographed).
+      const held = gate();
       if (model.id === 'ultra') {
-        // Hold the request back a moment so the loader can be seen and photographed.
         await page.route('**/api/stability-ultra/generate', async (route) => {
-          await new Promise((resolve) => setTimeout(resolve, 1500));
+          await held.wait;
           await route.continue();
         });
       }
@@ -78,10 +79,14 @@ describe('image generation on the dashboard in Chromium', () => {
         expect(await page.getByTestId('motivational-phrase').textContent()).not.toBe('');
         const now = Number(await page.getByRole('progressbar').getAttribute('aria-valuenow'));
         expect(now).toBeLessThan(100);
-        // Let the bar creep a little before the photograph.
-        await page.waitForTimeout(900);
+        // The bar creeps on while the work goes on, and never reaches 100 before it is done.
+        await page.waitForFunction(
+          (start) => Number(document.querySelector('[role="progressbar"]')?.getAttribute('aria-valuenow')) > start,
+          now,
+        );
         expect(Number(await page.getByRole('progressbar').getAttribute('aria-valuenow'))).toBeLessThan(100);
         await screenshot(page, 'generating');
+        held.open();
       }
       await page.getByTestId('result-prompt').filter({ hasText: model.prompt }).waitFor();
       expected -= model.cost;

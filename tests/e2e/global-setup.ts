@@ -50,8 +50,11 @@ export default async function setup(project: TestProject) {
   await waitForHealth(baseUrl, Date.now() + 90_000);
   project.provide('baseUrl', baseUrl);
   return async () => {
-    if (child.pid) process.kill(-child.pid, 'SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    if (child.pid && child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      process.kill(-child.pid, 'SIGTERM');
+      await exited;
+    }
     await fs.rm(dataDir, { recursive: true, force: true });
   };
 }

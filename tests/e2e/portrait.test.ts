@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { facePhoto } from '../server/portraits/support';
-import { screenshot, signIn, useBrowser } from './browser';
+import { gate, screenshot, signIn, useBrowser } from './browser';
 
 async function openPortraits(
   browser: Browser,
@@ -87,15 +87,17 @@ describe('the portrait creator in Chromium', () => {
     expect(await prompt.inputValue()).toContain('golden hour');
     await page.getByTestId('aspect-4:5').check({ force: true });
 
-    // Hold the request a moment: the form is disabled while generating.
+    // The request is held while the test looks: the form is disabled while generating.
+    const held = gate();
     await page.route('**/api/face-swap/generate', async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 1200));
+      await held.wait;
       await route.continue();
     });
     await generate.click();
     await page.getByTestId('portrait-generating').waitFor();
     expect(await prompt.isDisabled()).toBe(true);
     expect(await page.getByTestId('generate-portrait').isDisabled()).toBe(true);
+    held.open();
     await page.getByTestId('portrait-result').waitFor({ timeout: 30_000 });
     await balance.filter({ hasText: '38 tokens' }).waitFor();
     expect(await page.getByTestId('portrait-balance').textContent()).toBe('Your balance: 38 tokens');
