@@ -1,7 +1,7 @@
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createActor } from 'xstate';
+import { createActor, fromPromise } from 'xstate';
 import { PLAN_LIST } from '../../src/domain/billing';
 import { summarizeSubscription } from '../../src/domain/subscription';
 import { initI18n } from '../../src/i18n';
@@ -10,7 +10,6 @@ import { HistoryTable } from '../../src/ui/billing/HistoryTable';
 import { PlanCatalogue } from '../../src/ui/billing/PlanCatalogue';
 import { PurchaseModal } from '../../src/ui/billing/PurchaseModal';
 import { UsageCard } from '../../src/ui/billing/UsageCard';
-import { Controls } from '../machines/harness';
 
 beforeAll(async () => {
   await initI18n('ru');
@@ -95,10 +94,15 @@ describe('billing views (Russian)', () => {
   });
 
   it('the purchase modal: default 100, the price as the user types, SPEC message, buttons disabled while creating, the alert', async () => {
-    const controls = new Controls();
-    const actor = createActor(
-      purchaseMachine.provide({ actors: { createPayment: controls.promise('createPayment') } as never }),
-    ).start();
+    const inputs: unknown[] = [];
+    let fail: (error: Error) => void = () => undefined;
+    const createPayment = fromPromise<never, unknown>(({ input }) => {
+      inputs.push(input);
+      return new Promise<never>((_, reject) => {
+        fail = reject;
+      });
+    });
+    const actor = createActor(purchaseMachine.provide({ actors: { createPayment } as never })).start();
     render(<PurchaseModal actor={actor} />);
     actor.send({ type: 'OPEN' });
     const input = await screen.findByLabelText('Количество токенов');
@@ -118,10 +122,10 @@ describe('billing views (Russian)', () => {
     await userEvent.click(screen.getByTestId('preset-500'));
     expect(screen.getByTestId('preset-500').getAttribute('aria-pressed')).toBe('true');
     await userEvent.click(screen.getByTestId('purchase-pay'));
-    expect(controls.inputs.at(-1)?.input).toEqual({ order: { kind: 'tokens', tokensAmount: 500 } satisfies Order });
+    expect(inputs.at(-1)).toEqual({ order: { kind: 'tokens', tokensAmount: 500 } satisfies Order });
     expect(screen.getByTestId<HTMLButtonElement>('purchase-pay').disabled).toBe(true);
     expect(screen.getByTestId('purchase-pay').textContent).toBe('Создаём платёж…');
-    controls.pending.at(-1)?.reject(new Error('Internal server error'));
+    fail(new Error('Internal server error'));
     expect(await screen.findByRole('alert')).toBeTruthy();
     expect(screen.getByRole('alert').textContent).toBe('Ошибка при создании платежа. Попробуйте ещё раз.');
     expect(screen.getByTestId<HTMLButtonElement>('purchase-pay').disabled).toBe(false);
