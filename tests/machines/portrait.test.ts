@@ -1,24 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import {
-  assign,
-  createActor,
-  createMachine,
-  fromCallback,
-  fromPromise,
-  waitFor,
-  type AnyMachineSnapshot,
-} from 'xstate';
+import { assign, createActor, createMachine, fromCallback, fromPromise, waitFor } from 'xstate';
 import { portraitMessages } from '../../src/domain/portraits';
 import {
   portraitMachine,
-  portraitProblem,
   type ChosenPhoto,
-  type PortraitContext,
   type PortraitInputs,
   type PortraitReply,
   type PortraitRequest,
 } from '../../src/machines/portrait';
-import { describeModel, doneOf, errorOf, type Controls } from './harness';
 
 const photo = (name: string, size = 120_000, type = 'image/jpeg'): ChosenPhoto => ({
   name,
@@ -51,82 +40,6 @@ function fakeSession() {
 
 const session = fakeSession();
 const input = { session, balance: 50 } as unknown as PortraitInputs;
-const released: string[] = [];
-const downloads: number[] = [];
-
-const ctx = (s: AnyMachineSnapshot) => s.context as PortraitContext;
-// What the rules depend on: a photo or not, a blank prompt, enough tokens, a result, the error.
-const features = (c: PortraitContext) => ({
-  photo: c.photo?.name ?? null,
-  blank: c.prompt.trim() === '',
-  tab: c.tab,
-  aspect: c.aspectRatio,
-  funds: c.balance >= 12,
-  result: c.result?.id ?? null,
-  error: c.error?.code ?? null,
-});
-
-describeModel('portrait', {
-  machine: portraitMachine,
-  input,
-  events: (snapshot) => [
-    { type: 'PHOTO.CHOOSE', photo: photo('me.jpg') },
-    { type: 'PHOTO.CHOOSE', photo: photo('huge.jpg', 11 * 1024 * 1024) },
-    { type: 'PHOTO.CHOOSE', photo: photo('anim.gif', 1000, 'image/gif') },
-    { type: 'PHOTO.CLEAR' },
-    { type: 'TAB.SELECT', tab: 'male' },
-    { type: 'TEMPLATE.APPLY', prompt: 'A knight' },
-    { type: 'PROMPT.CHANGE', value: '  ' },
-    { type: 'ASPECT.CHANGE', value: '4:5' },
-    { type: 'SUBMIT' },
-    { type: 'BALANCE.SYNC', balance: 0 },
-    ...(ctx(snapshot).result ? [{ type: 'DOWNLOAD', image: ctx(snapshot).result }] : []),
-    ...doneOf(snapshot, 'createPortrait', reply),
-    ...errorOf(
-      snapshot,
-      'createPortrait',
-      Object.assign(new Error('Face-swap generation failed'), { code: 'PROVIDER_ERROR' }),
-    ),
-  ],
-  emittedBy: { 'BALANCE.SYNC': 'watchBalance' },
-  serializeState: (s) => JSON.stringify([s.value, features(ctx(s))]),
-  projectContext: (c) => features(c as PortraitContext),
-  sut: (controls: Controls) =>
-    portraitMachine.provide({
-      actors: {
-        createPortrait: controls.promise('createPortrait'),
-        watchBalance: controls.callback('watchBalance'),
-      } as never,
-      actions: {
-        releasePreview: (_, params) => {
-          released.push(params.url);
-        },
-        downloadImage: (_, params) => {
-          downloads.push(params.image.id);
-        },
-      },
-    }),
-  check: (snapshot, controls, event) => {
-    const context = ctx(snapshot);
-    if (snapshot.matches('generating')) {
-      // The screen fixes style and format; the request is what the form shows.
-      const sent = controls.inputs.filter((i) => i.src === 'createPortrait').at(-1)?.input as PortraitRequest;
-      expect(sent).toMatchObject({ stylePreset: 'photographic', outputFormat: 'webp', prompt: context.prompt });
-      expect(sent.file).toEqual(context.photo?.file);
-      expect(context.error).toBeNull();
-    }
-    if (event.type === 'SUBMIT' && snapshot.matches({ editable: 'error' })) {
-      expect(context.error).toEqual(portraitProblem(context));
-    }
-    if (event.type === 'DOWNLOAD') expect(downloads.at(-1)).toBe(7);
-    const rejected =
-      event.type === 'PHOTO.CHOOSE' && (event as unknown as { photo: ChosenPhoto }).photo.name !== 'me.jpg';
-    if (rejected && !snapshot.matches('generating')) {
-      expect(snapshot.matches({ editable: 'error' })).toBe(true);
-    }
-    expect(context.balance).toBeGreaterThanOrEqual(0);
-  },
-});
 
 describe('portrait rules through the machine', () => {
   const start = (overrides: Partial<PortraitInputs> = {}, create = () => new Promise<PortraitReply>(() => {})) =>
