@@ -166,6 +166,10 @@ export function transitionCover(
   return paths;
 }
 
+/** How long a step's screen may take to show its state, and a whole path (cold start included). */
+const STEP_TIMEOUT_MS = 5000;
+const PATH_TIMEOUT_MS = 60_000;
+
 function describeEvent(event: AnyEventObject): string {
   if (event.type.startsWith('xstate.done.actor.')) return `${event.type.slice(18)} done`;
   if (event.type.startsWith('xstate.error.actor.')) return `${event.type.slice(19)} failed`;
@@ -200,7 +204,8 @@ async function see<TScreen>(
       await row.check(screen, reached);
       await model.always?.check(screen, reached);
     },
-    { timeout: 2000 },
+    // Generous: on a busy two-core machine a render after a step can take seconds.
+    { timeout: STEP_TIMEOUT_MS },
   );
 }
 
@@ -230,29 +235,33 @@ export function describeScreenModel<TScreen>(name: string, model: ScreenModel<TS
     paths.forEach((path, index) => {
       const lang = languages[index % 2]!;
       const title = path.steps.map((s) => describeEvent(s.event)).join(' → ');
-      it(`[${lang}] ${title}`, async () => {
-        const screen = await model.open(lang);
-        try {
-          await see(model, screen, start, [], lang);
-          const events: AnyEventObject[] = [];
-          let before = start;
-          for (const [i, step] of path.steps.entries()) {
-            await model.perform(screen, step.event, before);
-            events.push(step.event);
-            await see(model, screen, step.state, events, lang).catch((error: unknown) => {
-              throw new Error(
-                `after step ${i + 1} (${describeEvent(step.event)}), in ${JSON.stringify(step.state.value)}: ${
-                  (error as Error).message
-                }`,
-                { cause: error },
-              );
-            });
-            before = step.state;
+      it(
+        `[${lang}] ${title}`,
+        async () => {
+          const screen = await model.open(lang);
+          try {
+            await see(model, screen, start, [], lang);
+            const events: AnyEventObject[] = [];
+            let before = start;
+            for (const [i, step] of path.steps.entries()) {
+              await model.perform(screen, step.event, before);
+              events.push(step.event);
+              await see(model, screen, step.state, events, lang).catch((error: unknown) => {
+                throw new Error(
+                  `after step ${i + 1} (${describeEvent(step.event)}), in ${JSON.stringify(step.state.value)}: ${
+                    (error as Error).message
+                  }`,
+                  { cause: error },
+                );
+              });
+              before = step.state;
+            }
+          } finally {
+            model.close?.(screen);
           }
-        } finally {
-          model.close?.(screen);
-        }
-      });
+        },
+        PATH_TIMEOUT_MS,
+      );
     });
   });
 }
