@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Node 25 and later define a global localStorage of their own (without --localstorage-file it
@@ -5,6 +6,9 @@ import { defineConfig } from 'vitest/config';
 // so the UI tests would reach Node's rather than jsdom's. Older Node rejects the flag.
 const nodeMajor = Number(process.versions.node.split('.')[0]);
 const jsdomExecArgv = nodeMajor >= 25 ? ['--no-webstorage'] : [];
+
+// Vitest's default is one worker fewer than the cores: a single one on two cores.
+const serverWorkers = Math.max(2, os.availableParallelism() - 1);
 
 export default defineConfig({
   test: {
@@ -28,6 +32,18 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          // Migrates one embedded and one PostgreSQL database that every test copies.
+          globalSetup: ['tests/server/global-setup.ts'],
+          // The files wait on I/O much of the time (HTTP between the app, its fakes and
+          // child processes): two at once even on two cores. A project whose maxWorkers
+          // differs from the others' needs a group of its own (run after theirs).
+          maxWorkers: serverWorkers,
+          sequence: { groupOrder: 1 },
+          // A worker runs its files one after another in one module graph: the server's
+          // modules (Fastify, the identity provider, sharp, PGlite...) load once per worker
+          // instead of once per file. Each file still starts its own apps on its own
+          // databases; nothing in tests/server mocks modules or changes globals.
+          isolate: false,
         },
       },
       {

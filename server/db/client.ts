@@ -42,8 +42,11 @@ const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)),
 
 export type DatabaseOptions =
   | { kind: 'postgres'; url: string; poolSize?: number }
-  /** dataDir undefined keeps the database in memory (tests). */
-  | { kind: 'pglite'; dataDir?: string };
+  /**
+   * dataDir undefined keeps the database in memory (tests). loadDataDir starts it from a
+   * dumpDataDir() tarball instead of an empty cluster (tests copy one migrated database).
+   */
+  | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
 
 /** Opens the database and applies the committed migrations. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -71,7 +74,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
   if (options.dataDir) await prepareDataDir(options.dataDir, startParams);
   // pg_trgm and btree_gin: the gallery's per-user prompt search index (migrations 0004, 0006).
-  const client = await PGlite.create(options.dataDir, { extensions: { pg_trgm, btree_gin }, startParams });
+  const client = await PGlite.create(options.dataDir, {
+    extensions: { pg_trgm, btree_gin },
+    startParams,
+    loadDataDir: options.loadDataDir,
+  });
   // Embedded PostgreSQL runs no autovacuum, so its statistics are missing or stale. Then
   // the planner prices an indexed lookup of a few rows as a bitmap scan plus a sort of
   // every matching row (a long conversation's whole history for its newest messages).

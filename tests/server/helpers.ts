@@ -3,24 +3,85 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { Redis } from 'ioredis';
+import { it } from 'vitest';
 import { buildApp, type App, type AppDeps } from '../../server/app';
 import { parseConfig, type Config } from '../../server/config';
 import { openDatabase, type Database } from '../../server/db/client';
+import { PGLITE_TEMPLATE_ENV, POSTGRES_TEMPLATE_ENV, adminQuery, buildPgliteTemplate } from './global-setup';
 
 export interface TestDatabaseKind {
   name: 'pglite' | 'postgres';
   open(): Promise<Database>;
 }
 
+const POSTGRES_EXAMPLE_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_DEFAULT_URL = 'redis://127.0.0.1:6379';
+
 /**
- * The databases every server test runs on: embedded PGlite always, and a real PostgreSQL
- * when TEST_DATABASE_URL is set (CI sets it). Each open() gets a fresh, empty database
- * with the committed migrations applied.
+ * The one rule for tests that need an outside server: without it they fail, with a test
+ * named after what is missing that says what to start and which variable to set. They
+ * never skip: a green run means they ran.
+ */
+function registerMissing(what: string, howTo: string): void {
+  it(`needs ${what}`, () => {
+    throw new Error(`these tests need ${what}: ${howTo}`);
+  });
+}
+
+/**
+ * The admin URL of the PostgreSQL server (TEST_DATABASE_URL), for a suite that needs one.
+ * Call it while tests are collected (in a describe or at the top of the file). Without the
+ * variable it registers a failing test there and returns undefined: register nothing else.
+ */
+export function requirePostgres(): string | undefined {
+  const url = postgresUrl();
+  if (!url) registerMissing('PostgreSQL', `start it and set TEST_DATABASE_URL=${POSTGRES_EXAMPLE_URL}`);
+  return url;
+}
+
+/**
+ * The URL of a Redis server that answers (TEST_REDIS_URL, else the local default), for a
+ * suite that needs one; collected like requirePostgres, awaited in an async describe.
+ */
+export async function requireRedis(): Promise<string | undefined> {
+  const url = process.env.TEST_REDIS_URL || REDIS_DEFAULT_URL;
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  // The socket's own error (ECONNREFUSED...) says more than the rejection ("Connection is closed").
+  let socketError: Error | undefined;
+  redis.on('error', (error: Error) => {
+    socketError ??= error;
+  });
+  try {
+    await redis.connect();
+    await redis.ping();
+    return url;
+  } catch (error) {
+    const reason = (socketError ?? (error instanceof Error ? error : new Error(String(error)))).message;
+    registerMissing('Redis', `start it on 127.0.0.1:6379 or set TEST_REDIS_URL=redis://host:port (${url}: ${reason})`);
+    return undefined;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** A copy of the migrated embedded database of this run (tests/server/global-setup.ts). */
+export const pglite: TestDatabaseKind = { name: 'pglite', open: openFreshPglite };
+
+/**
+ * The databases every server test runs on: embedded PGlite, and a real PostgreSQL through
+ * TEST_DATABASE_URL (CI sets it; without it the file gets requirePostgres's failing test).
+ * Each open() gets a fresh database with the committed migrations applied. Call it while
+ * tests are collected; inside a hook or a test use `pglite`.
  */
 export function testDatabases(): TestDatabaseKind[] {
-  const kinds: TestDatabaseKind[] = [{ name: 'pglite', open: () => openDatabase({ kind: 'pglite' }) }];
-  const url = process.env.TEST_DATABASE_URL;
+  const kinds: TestDatabaseKind[] = [pglite];
+  const url = requirePostgres();
   if (url) kinds.push({ name: 'postgres', open: () => openFreshPostgres(url) });
   return kinds;
 }
@@ -29,23 +90,47 @@ export function postgresUrl(): string | undefined {
   return process.env.TEST_DATABASE_URL || undefined;
 }
 
-export async function openFreshPostgres(adminUrl: string, poolSize = 10): Promise<Database> {
+let pgliteTemplate: Promise<Blob> | undefined;
+
+/**
+ * A new embedded database copied from the run's migrated template (written once by the
+ * global setup); outside it (a bench), from one migrated once in this process.
+ */
+export async function openFreshPglite(): Promise<Database> {
+  pgliteTemplate ??= (async () => {
+    const file = process.env[PGLITE_TEMPLATE_ENV];
+    return file ? new Blob([await fs.readFile(file)]) : buildPgliteTemplate();
+  })();
+  return openDatabase({ kind: 'pglite', loadDataDir: await pgliteTemplate });
+}
+
+/**
+ * A new database on the server of `adminUrl`, dropped by drop(): a copy of the run's
+ * migrated template when there is one on that server, else empty (openDatabase migrates it).
+ */
+export async function createFreshPostgres(
+  adminUrl: string,
+): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  const template = process.env[POSTGRES_TEMPLATE_ENV];
+  const fromTemplate = template && adminUrl === process.env.TEST_DATABASE_URL;
+  await adminQuery(adminUrl, `CREATE DATABASE ${name}${fromTemplate ? ` TEMPLATE ${template}` : ''}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ kind: 'postgres', url: url.href, poolSize });
+  return { name, url: url.href, drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+export async function openFreshPostgres(adminUrl: string, poolSize = 10): Promise<Database> {
+  const fresh = await createFreshPostgres(adminUrl);
+  const database = await openDatabase({ kind: 'postgres', url: fresh.url, poolSize }).catch(async (error: unknown) => {
+    await fresh.drop();
+    throw error;
+  });
   return {
     ...database,
     close: async () => {
       await database.close();
-      const dropper = new pg.Client({ connectionString: adminUrl });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
+      await fresh.drop();
     },
   };
 }

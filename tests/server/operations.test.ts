@@ -13,7 +13,7 @@ import { openDatabase } from '../../server/db/client';
 import { generationRequests, users } from '../../server/db/schema';
 import { LedgerService } from '../../server/ledger/service';
 import { startS3Server, type S3TestServer } from '../support/s3-server';
-import { freePort, locationOf, signInThroughIdp, startTestApp, testDatabases, type TestApp } from './helpers';
+import { freePort, locationOf, pglite, signInThroughIdp, startTestApp, testDatabases, type TestApp } from './helpers';
 import { balance, expectLedgerConsistent, getJson, postJson, signedInUser } from './images/support';
 
 const run = promisify(execFile);
@@ -27,10 +27,10 @@ describe('images in an S3 bucket, readiness and metrics', () => {
 
   beforeAll(async () => {
     s3 = await startS3Server('app-images');
-    app = await startTestApp(testDatabases()[0]!, { ...s3.env, METRICS_TOKEN });
+    app = await startTestApp(pglite, { ...s3.env, METRICS_TOKEN });
     // The same set-up with the store gone: nothing listens on its port.
     const gone = { ...s3.env, S3_ENDPOINT: `http://127.0.0.1:${await freePort()}`, S3_TIMEOUT_MS: '2000' };
-    downApp = await startTestApp(testDatabases()[0]!, gone);
+    downApp = await startTestApp(pglite, gone);
   }, 120_000);
   afterAll(async () => {
     await app?.close();
@@ -121,7 +121,7 @@ describe('a Redis outage', () => {
   let app: TestApp;
   beforeAll(async () => {
     // Nothing listens on port 1: every Redis command fails at once.
-    app = await startTestApp(testDatabases()[0]!, { REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_PER_MINUTE: '2' });
+    app = await startTestApp(pglite, { REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_PER_MINUTE: '2' });
   });
   afterAll(async () => app?.close());
 

@@ -1,21 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { chatRequests } from '../../../server/db/schema';
-import { openFreshPostgres, postgresUrl, startTestApp, type TestApp } from '../helpers';
+import { openFreshPostgres, requirePostgres, startTestApp, type TestApp } from '../helpers';
 import { startFakeOpenAi, type FakeOpenAi } from '../providers/chat/fake-openai';
 import { balanceOf, expectLedgerConsistent, newConversation, signInPerson, stream } from './helpers';
 
-const url = postgresUrl();
-
 // Row locks across many connections are what this is about: PostgreSQL only.
-describe.skipIf(!url)('simultaneous streams of one user on PostgreSQL', () => {
+describe('simultaneous streams of one user on PostgreSQL', () => {
+  const url = requirePostgres();
+  if (!url) return;
   let fake: FakeOpenAi;
   let app: TestApp;
 
   beforeAll(async () => {
     fake = await startFakeOpenAi({ chunkDelayMs: 5, usage: 'never' });
     app = await startTestApp(
-      { name: 'postgres', open: () => openFreshPostgres(url ?? '', 20) },
+      { name: 'postgres', open: () => openFreshPostgres(url, 20) },
       {
         OPENAI_API_KEY: 'sk-test',
         OPENAI_BASE_URL: fake.baseURL,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openFreshPostgres, postgresUrl, startTestApp, type TestApp } from '../helpers';
+import { openFreshPostgres, requirePostgres, startTestApp, type TestApp } from '../helpers';
 import {
   balance,
   expectLedgerConsistent,
@@ -11,17 +11,14 @@ import {
 } from './support';
 import { entriesFor } from '../../../server/ledger/repository';
 
-const url = postgresUrl();
-
 // Row locks and a real connection pool only exist on PostgreSQL; PGlite runs one query at a time.
-describe.skipIf(!url)('simultaneous generations on PostgreSQL', () => {
+describe('simultaneous generations on PostgreSQL', () => {
+  const url = requirePostgres();
+  if (!url) return;
   let app: TestApp;
   beforeAll(async () => {
     // 20 tokens: exactly 10 generations with original (2 tokens each).
-    app = await startTestApp(
-      { name: 'postgres', open: () => openFreshPostgres(url ?? '', 20) },
-      { STARTER_TOKENS: '20' },
-    );
+    app = await startTestApp({ name: 'postgres', open: () => openFreshPostgres(url, 20) }, { STARTER_TOKENS: '20' });
   });
   afterAll(async () => {
     await app.close();

@@ -9,7 +9,7 @@ import type { ImageRecord } from '../../../src/domain/image-record';
 import { IMAGE_MODELS } from '../../../src/domain/images';
 import type { ImageMimeType } from '../../../server/providers/images/types';
 import { S3_TEST_KEYS, startS3Server, type S3TestServer } from '../../support/s3-server';
-import { startTestApp, testDatabases, type TestApp } from '../helpers';
+import { pglite, startTestApp, type TestApp } from '../helpers';
 import { balance, expectLedgerConsistent, getJson, postJson, signedInUser, type TestUser } from './support';
 
 /**
@@ -161,7 +161,7 @@ describe('a generation whose picture or thumbnail cannot be stored', () => {
     test: (app: TestApp, user: TestUser, dir: string) => Promise<void>,
   ) => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'refusing-store-'));
-    const app = await startTestApp(testDatabases()[0]!, {}, {}, { storage: new RefusingStorage(dir, refused) });
+    const app = await startTestApp(pglite, {}, {}, { storage: new RefusingStorage(dir, refused) });
     try {
       await test(app, await signedInUser(app, `refused-${refused.replace('/', '-')}@example.com`), dir);
     } finally {

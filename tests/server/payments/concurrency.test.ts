@@ -1,36 +1,27 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../server/db/client';
 import { entriesFor } from '../../../server/ledger/repository';
-import { postgresUrl, type TestApp, type TestDatabaseKind } from '../helpers';
+import { createFreshPostgres, requirePostgres, type TestApp, type TestDatabaseKind } from '../helpers';
 import { balance, expectLedgerConsistent, postJson, signedInUser, type TestUser } from '../images/support';
 import { FakeYookassa } from '../providers/payments/fake-yookassa';
 import { buyTokens, providerIdOf, returnFrom, startYookassaApp, subscriptionOf, webhook } from './support';
 
-const url = postgresUrl();
-
 // Row locks and a real connection pool only exist on PostgreSQL; PGlite runs one query at a time.
-describe.skipIf(!url)('payments under concurrency on PostgreSQL', { timeout: 240_000 }, () => {
+describe('payments under concurrency on PostgreSQL', { timeout: 240_000 }, () => {
+  const url = requirePostgres();
+  if (!url) return;
   let fake: FakeYookassa;
-  let databaseUrl: string;
+  let database: Awaited<ReturnType<typeof createFreshPostgres>>;
   let first: TestApp;
   let second: TestApp;
-  const dbName = `t_pay_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
 
   beforeAll(async () => {
     fake = await new FakeYookassa().start();
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
-    const shared = new URL(url ?? '');
-    shared.pathname = `/${dbName}`;
-    databaseUrl = shared.href;
+    database = await createFreshPostgres(url);
     // Two app instances on one database, as behind a load balancer.
     const kind: TestDatabaseKind = {
       name: 'postgres',
-      open: () => openDatabase({ kind: 'postgres', url: databaseUrl, poolSize: 20 }),
+      open: () => openDatabase({ kind: 'postgres', url: database.url, poolSize: 20 }),
     };
     first = await startYookassaApp(kind, fake);
     second = await startYookassaApp(kind, fake);
@@ -39,10 +30,7 @@ describe.skipIf(!url)('payments under concurrency on PostgreSQL', { timeout: 240
     await first.close();
     await second.close();
     await fake.stop();
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
+    await database.drop();
   });
 
   it('50 webhook deliveries and 50 returns at once, to both instances, credit exactly once', async () => {
