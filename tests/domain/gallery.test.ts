@@ -10,7 +10,10 @@ describe('paginationWindow', () => {
     [1, 0, ''],
     [1, 1, ''],
     [1, 2, '1 2'],
+    // SPEC: with 7 pages or fewer all are listed, whichever page is current.
+    [1, 7, '1 2 3 4 5 6 7'],
     [4, 7, '1 2 3 4 5 6 7'],
+    [7, 7, '1 2 3 4 5 6 7'],
     [1, 8, '1 2 … 8'],
     [2, 8, '1 2 3 … 8'],
     [3, 8, '1 2 3 4 … 8'],
