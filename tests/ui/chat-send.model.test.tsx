@@ -1,0 +1,813 @@
+import { cleanup, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';
+import { ApiError } from '../../src/api/client';
+import { chatSendMachine, type ChatSendContext } from '../../src/machines/chat-send';
+import type { Language } from '../../src/i18n';
+import { openApp, signedInUser, type OpenApp } from './support/app';
+import { apiError, FakeApi, json, type Reply, type StreamWriter } from './support/fake-api';
+import {
+  answers,
+  describeInvariants,
+  describeScreenModel,
+  replyOf,
+  type Reached,
+  type ScreenModel,
+} from './support/model';
+
+/*
+ * Sending a chat message (SPEC section 2 "Chat", section 4 "Chat send", section 5 "Chat",
+ * section 7 the stream, section 8 the chat's errors) walked along the chat-send statechart
+ * on the real screen: the first message on /chat creates a conversation and opens
+ * /chat/{id}, the reply streams in over server-sent events, completes with the model's name,
+ * the time and the balance, or fails. What is expected comes from SPEC and is written here;
+ * the Russian wording is the product's, written out by hand so a change of it is seen.
+ */
+
+vi.setConfig({ testTimeout: 60_000 });
+
+/** jsdom lays nothing out; the list's scrolling (SPEC 2) is recorded instead. */
+const scrolls: unknown[] = [];
+Element.prototype.scrollIntoView = function scrollIntoView(options?: boolean | ScrollIntoViewOptions) {
+  scrolls.push(options);
+};
+
+const MODEL_KEY = 'chatModel';
+const CREATE = '/llm/conversations';
+const ONE = /^\/llm\/conversations\/\d+$/;
+const STREAM = /^\/llm\/conversations\/\d+\/stream$/;
+const START_BALANCE = 50;
+/** What GET /auth/me says after a stopped reply: the server billed what was produced. */
+const BALANCE_AFTER_STOP = 45;
+
+/** GET /llm/models (SPEC section 7). */
+const MODELS = {
+  success: true,
+  data: {
+    models: {
+      'gpt-4o': {
+        id: 'gpt-4o',
+        name: 'GPT-4o',
+        description: 'The most capable model',
+        maxTokens: 128000,
+        inputCostPer1M: 250,
+        outputCostPer1M: 1000,
+        isStreamingAllowed: true,
+      },
+    },
+    default: 'gpt-4o',
+  },
+};
+
+/** POST /llm/conversations answers the conversation made for the first message (SPEC 7). */
+const CREATED = {
+  id: 9,
+  title: 'New Chat',
+  isDeleted: false,
+  createdAt: new Date().toISOString(),
+  updatedAt: new Date().toISOString(),
+  messages: [],
+};
+/** A proxy's 502 with no body of ours: the operation's own SPEC 8 text is shown. */
+const BROKEN: Reply = { status: 502 };
+const NOT_FOUND = apiError(404, 'NOT_FOUND', 'Resource not found');
+/** A refused charge states the cost and the balance (SPEC 8: the server's message). */
+const REFUSED = apiError(402, 'INSUFFICIENT_TOKENS', 'Insufficient tokens. Need 3 tokens but only have 1', {
+  cost: 3,
+  balance: 1,
+});
+const errorOfReply = (reply: Reply) => {
+  const body = reply.body as { code?: string; message?: string } | undefined;
+  return new ApiError(body?.message ?? 'Bad Gateway', reply.status ?? 500, body?.code, body);
+};
+
+/** The text typed: spaces around it (trimmed when sent, SPEC 5) and a second line (Shift+Enter). */
+const MESSAGE = '  Monads?\nBriefly.  ';
+const CHUNK = 'Monads wrap values.';
+/** The stream's last event (SPEC 7): isComplete, tokensUsed and the balance after the charge. */
+const COMPLETE = { isComplete: true, tokensUsed: 12, balanceAfter: 47 };
+
+type Reason = 'createConversation' | 'createOrLoadConversation' | 'sendMessage' | 'fallback' | 'insufficient';
+/** How a reply fails on the wire, and the balance it states. */
+const FAILURES = {
+  // SPEC 8: a stream error with no message shows "Something went wrong :(".
+  nomessage: { reason: 'fallback', balance: 49 },
+  // SPEC 8: a stream HTTP error shows the server's message.
+  refused: { reason: 'insufficient', balance: 1 },
+  // The connection breaks while the reply arrives.
+  broken: { reason: 'sendMessage', balance: null },
+} as const satisfies Record<string, { reason: Reason; balance: number | null }>;
+type Failure = keyof typeof FAILURES;
+
+type Src = 'createConversation' | 'settleDelay';
+/** The answers to an actor of the state, marked with the actor's source (the rows tell them apart). */
+const answered = (
+  snapshot: AnyMachineSnapshot,
+  src: Src,
+  outcome: { output: unknown } | { error: unknown },
+  reply: Reply,
+) => answers(snapshot, src, outcome, reply).map((event) => ({ ...event, src }));
+const srcOf = (event: AnyEventObject) => (event as { src?: Src }).src;
+
+const plural = (lang: Language, n: number, forms: Record<string, string>) =>
+  forms[new Intl.PluralRules(lang).select(n)] ?? forms.other!;
+
+const TEXT = {
+  en: {
+    emptyTitle: 'Chat with AI',
+    emptyText: 'No conversation selected. Type a message below to start a new chat.',
+    sending: 'AI sending...',
+    hints: 'Enter to send · Shift+Enter for a new line',
+    notSent: 'Not sent: ',
+    retry: 'Retry',
+    addTokens: 'Add tokens',
+    newChat: 'New Chat',
+    notFound: 'Conversation not found',
+    header: (n: number) => `${n} ${n === 1 ? 'token' : 'tokens'}`,
+    // SPEC section 8, word for word.
+    reasons: {
+      createConversation: 'Failed to create conversation',
+      createOrLoadConversation: 'Failed to create or load conversation',
+      sendMessage: 'Failed to send message',
+      fallback: 'Something went wrong :(',
+      insufficient: 'Insufficient tokens. Need 3 tokens but only have 1',
+    } as Record<Reason, string>,
+    noModel: 'No model selected. Please select a model in settings.',
+    lowBalance: 'Not enough tokens to pay for a reply.',
+  },
+  ru: {
+    emptyTitle: 'Начните разговор с ИИ',
+    emptyText: 'Разговоров не выбрано. Напишите сообщение ниже, чтобы начать новый чат.',
+    sending: 'ИИ печатает...',
+    hints: 'Enter — отправить · Shift+Enter — новая строка',
+    notSent: 'Не отправлено: ',
+    retry: 'Повторить',
+    addTokens: 'Пополнить токены',
+    newChat: 'Новый чат',
+    notFound: 'Разговор не найден',
+    header: (n: number) => `${n} ${plural('ru', n, { one: 'токен', few: 'токена', other: 'токенов' })}`,
+    reasons: {
+      createConversation: 'Не удалось создать разговор',
+      createOrLoadConversation: 'Не удалось создать или загрузить разговор',
+      sendMessage: 'Не удалось отправить сообщение',
+      fallback: 'Что-то пошло не так :(',
+      insufficient: 'Недостаточно токенов: нужно 3 токена, а у вас только 1',
+    } as Record<Reason, string>,
+    noModel: 'Модель не выбрана. Выберите модель в настройках.',
+    lowBalance: 'Недостаточно токенов, чтобы оплатить ответ.',
+  },
+};
+
+/** The app, plus what the test keeps between steps: the reply being written and when each send happened. */
+interface ChatUi extends OpenApp {
+  writer: StreamWriter | null;
+  /** For every Send and Retry gesture, the minute it happened (before and after it), as HH:MM. */
+  sends: Array<[string, string]>;
+  serverBalance: number;
+  nextMessageId: number;
+}
+
+const hhmm = (d: Date) => `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+
+interface Shown {
+  role: 'user' | 'assistant';
+  text: string;
+  /** Index of the Send gesture it came from (its time is that gesture's), for a finished reply. */
+  send: number | null;
+}
+
+/** What the user has done and the server said, as SPEC says it counts: the oracle the rows read. */
+interface Facts {
+  phase: 'idle' | 'creating' | 'waiting' | 'streaming' | 'stopping';
+  /** The conversation made for the first message, once the server made it. */
+  conversation: number | null;
+  /** It could not be opened: the page says "conversation not found". */
+  lost: boolean;
+  /** The messages of the open conversation on screen (the pending exchange not included). */
+  messages: Shown[];
+  pending: { text: string; content: string; send: number } | null;
+  draft: string;
+  failed: { text: string; reason: Reason; kept: boolean; where: number | null } | null;
+  balance: number;
+  /** The notification of the last step, and of the whole path (SPEC 8). */
+  toast: Reason | null;
+  toasts: Reason[];
+  /** Chunks arrived in the current reply. */
+  chunks: number;
+}
+
+function factsOf(events: readonly AnyEventObject[]): Facts {
+  const f: Facts = {
+    phase: 'idle',
+    conversation: null,
+    lost: false,
+    messages: [],
+    pending: null,
+    draft: '',
+    failed: null,
+    balance: START_BALANCE,
+    toast: null,
+    toasts: [],
+    chunks: 0,
+  };
+  let sends = 0;
+  const fail = (reason: Reason) => {
+    const text = f.pending?.text ?? '';
+    const kept = (f.pending?.content ?? '') !== '';
+    // SPEC 4: the placeholder assistant message goes; the server kept the user's message when
+    // part of the reply had arrived. Nothing typed is lost: the text is back in the input.
+    if (kept) f.messages.push({ role: 'user', text, send: null });
+    f.failed = { text, reason, kept, where: f.conversation };
+    if (f.draft.trim() === '') f.draft = text;
+    f.pending = null;
+    f.phase = 'idle';
+    f.toast = reason;
+    f.toasts.push(reason);
+  };
+  for (const event of events) {
+    f.toast = null;
+    switch (event.type) {
+      case 'DRAFT.CHANGE':
+        if (f.phase === 'idle') f.draft = (event as unknown as { text: string }).text;
+        break;
+      case 'SEND':
+      case 'RETRY': {
+        const send = sends;
+        sends += 1;
+        if (f.phase !== 'idle') break;
+        if (event.type === 'RETRY') {
+          if (!f.failed) break;
+          f.draft = f.failed.text;
+        }
+        // SPEC 5: the text is trimmed; an empty message is not sent.
+        if (f.draft.trim() === '') break;
+        f.pending = { text: f.draft.trim(), content: '', send };
+        f.draft = '';
+        f.failed = null;
+        f.chunks = 0;
+        f.phase = f.conversation === null ? 'creating' : 'streaming';
+        break;
+      }
+      case 'CONVERSATION.READY':
+        f.phase = 'streaming';
+        break;
+      case 'CONVERSATION.FAILED':
+        fail('createOrLoadConversation');
+        f.lost = true;
+        break;
+      case 'STREAM.CHUNK':
+        f.pending!.content += CHUNK;
+        f.chunks += 1;
+        break;
+      case 'STREAM.COMPLETE':
+        f.messages.push(
+          { role: 'user', text: f.pending!.text, send: null },
+          { role: 'assistant', text: f.pending!.content, send: f.pending!.send },
+        );
+        f.pending = null;
+        f.balance = COMPLETE.balanceAfter;
+        f.phase = 'idle';
+        break;
+      case 'STREAM.ERROR': {
+        const failure = FAILURES[(event as unknown as { via: Failure }).via];
+        fail(failure.reason);
+        if (failure.balance !== null) f.balance = failure.balance;
+        break;
+      }
+      case 'STOP':
+        // The partial reply stays (the server keeps it and bills what was produced).
+        f.messages.push({ role: 'user', text: f.pending!.text, send: null });
+        if (f.pending!.content !== '') {
+          f.messages.push({ role: 'assistant', text: f.pending!.content, send: f.pending!.send });
+        }
+        f.pending = null;
+        f.phase = 'stopping';
+        break;
+      default:
+        if (srcOf(event) === 'createConversation') {
+          if (event.type.startsWith('xstate.done.')) {
+            f.conversation = CREATED.id;
+            f.phase = 'waiting';
+          } else if (replyOf<Reply>(event).status === 402) {
+            fail('insufficient');
+            f.balance = 1;
+          } else {
+            fail('createConversation');
+          }
+        } else if (srcOf(event) === 'settleDelay') {
+          f.phase = 'idle';
+          f.balance = BALANCE_AFTER_STOP;
+        }
+    }
+  }
+  return f;
+}
+
+const input = () => screen.getByTestId<HTMLTextAreaElement>('chat-input');
+const toastTexts = () => [...document.querySelectorAll('[data-kind="error"]')].map((t) => t.textContent);
+
+/** The bubbles in order: role and text (the user's plain text, the assistant's rendered markdown). */
+function bubbles() {
+  return [
+    ...document.querySelectorAll<HTMLElement>('[data-testid="message-user"], [data-testid="message-assistant"]'),
+  ].map((el) =>
+    el.dataset.testid === 'message-user'
+      ? { role: 'user', text: el.querySelector('p')?.textContent, el }
+      : { role: 'assistant', text: el.querySelector('[data-testid="assistant-markdown"]')?.textContent, el },
+  );
+}
+
+/** The messages of the open conversation and the pending exchange, in order (SPEC 2 "Message list"). */
+function messagesShow(ui: ChatUi, f: Facts, lang: Language) {
+  const expected: Array<{ role: string; text: string }> = f.messages.map(({ role, text }) => ({ role, text }));
+  if (f.pending) {
+    // SPEC 4: the user's message and the assistant's message that the stream fills.
+    expected.push({ role: 'user', text: f.pending.text });
+    if (f.pending.content !== '') expected.push({ role: 'assistant', text: f.pending.content });
+  }
+  const shown = bubbles();
+  expect(shown.map(({ role, text }) => ({ role, text }))).toEqual(expected);
+  // SPEC 2: when not streaming, a reply shows the model's name and the time (HH:MM).
+  f.messages.forEach((m, i) => {
+    if (m.role !== 'assistant') return;
+    const meta = within(shown[i]!.el).getByTestId('message-meta').textContent;
+    expect(ui.sends[m.send!]!.map((time) => `GPT-4o · ${time}`)).toContain(meta);
+  });
+  const failed = screen.queryByTestId('failed-message');
+  if (f.failed && f.failed.where === f.conversation && !f.lost) {
+    const text = TEXT[lang];
+    const reason = text.reasons[f.failed.reason];
+    // The message that could not be sent is marked, says why, and offers Retry.
+    expect(within(failed!).getByRole('alert').querySelector('p')?.textContent).toBe(
+      f.failed.kept ? reason : `${text.notSent}${reason}`,
+    );
+    if (!f.failed.kept) expect(failed!.querySelector('p')?.textContent).toBe(f.failed.text);
+    expect(within(failed!).getByTestId('chat-retry').textContent?.trim()).toBe(text.retry);
+    const billing = within(failed!).queryByTestId('failed-billing');
+    expect(billing?.textContent ?? null).toBe(f.failed.reason === 'insufficient' ? text.addTokens : null);
+  } else {
+    expect(failed).toBeNull();
+  }
+}
+
+/** The input area (SPEC 2 "Input area"). */
+function inputShows(f: Facts, lang: Language, enabled: boolean) {
+  expect(input().disabled).toBe(!enabled);
+  expect(input().value).toBe(f.draft);
+  // SPEC 2/9: it grows up to 120 pixels; after sending its height is reset.
+  expect(input().style.maxHeight).toBe('120px');
+  if (f.draft === '') expect(input().style.height).toBe('');
+  expect(document.getElementById('chat-hints')?.textContent).toBe(TEXT[lang].hints);
+  if (f.phase === 'streaming') {
+    expect(screen.queryByTestId('chat-send')).toBeNull();
+    expect(screen.getByTestId('chat-stop')).toBeTruthy();
+  } else {
+    // Send is enabled only with trimmed non-empty text and the input not disabled.
+    expect(screen.getByTestId<HTMLButtonElement>('chat-send').disabled).toBe(!(enabled && f.draft.trim() !== ''));
+  }
+}
+
+function addressShows(ui: ChatUi, f: Facts) {
+  // SPEC 2: the first message navigates to /chat/{id}.
+  expect(ui.location()).toBe(f.conversation === null ? '/chat' : `/chat/${f.conversation}`);
+  const links = screen.queryAllByTestId('conversation-link').map((a) => a.getAttribute('href'));
+  expect(links).toEqual(f.conversation === null ? [] : [`/chat/${f.conversation}`]);
+}
+
+function sending(lang: Language, shown: boolean) {
+  const dots = screen.queryByTestId('ai-sending');
+  expect(dots?.textContent ?? null).toBe(shown ? TEXT[lang].sending : null);
+}
+
+export const model: ScreenModel<ChatUi> = {
+  machine: chatSendMachine,
+  input: {},
+  events: (snapshot: AnyMachineSnapshot) => {
+    const c = snapshot.context as ChatSendContext;
+    const idle = snapshot.matches('idle');
+    // The conversation made for the message could not be opened: the page says it is not
+    // found, with no input; only leaving the page goes on (another chart's business).
+    if (idle && c.failed?.problem.code === 'createOrLoadConversation') return [];
+    const fields = {
+      model: 'gpt-4o',
+      contextTokensLimit: 500,
+      conversationId: c.conversationId,
+      disabled: !idle,
+      balance: START_BALANCE,
+      sentAt: '2026-11-21T10:00:00.000Z',
+    };
+    if (!idle) {
+      const streaming = snapshot.matches('streaming');
+      const empty = (c.pending?.assistant.content ?? '') === '';
+      return [
+        // The input is disabled while a reply is on its way: nothing typed, nothing sent.
+        { type: 'DRAFT.CHANGE', text: MESSAGE },
+        { type: 'SEND', via: 'enter', ...fields },
+        ...(streaming
+          ? [
+              { type: 'STREAM.CHUNK', content: CHUNK },
+              { type: 'STREAM.COMPLETE', tokensUsed: COMPLETE.tokensUsed, balanceAfter: COMPLETE.balanceAfter },
+              {
+                type: 'STREAM.ERROR',
+                via: 'nomessage',
+                problem: { code: 'INTERNAL', message: 'Something went wrong :(' },
+                balanceAfter: FAILURES.nomessage.balance,
+              },
+              // An HTTP refusal comes before any of the reply.
+              ...(empty
+                ? [
+                    {
+                      type: 'STREAM.ERROR',
+                      via: 'refused',
+                      problem: {
+                        code: 'INSUFFICIENT_TOKENS',
+                        message: 'Insufficient tokens. Need 3 tokens but only have 1',
+                        details: { cost: 3, balance: 1 },
+                      },
+                    },
+                  ]
+                : []),
+              {
+                type: 'STREAM.ERROR',
+                via: 'broken',
+                problem: { code: 'sendMessage', message: 'Failed to send message' },
+              },
+              { type: 'STOP' },
+            ]
+          : []),
+        ...(snapshot.matches('waitingForConversation')
+          ? [{ type: 'CONVERSATION.READY' }, { type: 'CONVERSATION.FAILED' }]
+          : []),
+        ...answered(snapshot, 'createConversation', { output: CREATED }, json({ success: true, data: CREATED })),
+        ...answered(snapshot, 'createConversation', { error: errorOfReply(BROKEN) }, BROKEN),
+        // The server refuses to create a conversation for a message no balance can pay for.
+        ...answered(snapshot, 'createConversation', { error: errorOfReply(REFUSED) }, REFUSED),
+        ...answered(snapshot, 'settleDelay', { output: undefined }, json(null)),
+      ];
+    }
+    return [
+      { type: 'DRAFT.CHANGE', text: MESSAGE },
+      { type: 'DRAFT.CHANGE', text: '   ' },
+      // SPEC 2: Enter sends; so does the send button.
+      { type: 'SEND', via: 'enter', ...fields },
+      { type: 'SEND', via: 'click', ...fields },
+      ...(c.failed ? [{ type: 'RETRY', ...fields, conversationId: c.failed.conversationId }] : []),
+    ];
+  },
+  serializeState: (snapshot: AnyMachineSnapshot) => {
+    const c = snapshot.context as ChatSendContext;
+    return JSON.stringify([
+      snapshot.value,
+      c.draft.trim() === '',
+      c.conversationId,
+      c.pending ? c.pending.assistant.content !== '' : null,
+      c.failed ? [c.failed.problem.code, c.failed.kept] : null,
+    ]);
+  },
+  // SPEC tells apart: a first message from a later one, each way a reply fails (its own
+  // text), a blank text from a real one, Enter from the button.
+  edgeKey: (before: AnyMachineSnapshot, event: AnyEventObject, after: AnyMachineSnapshot) => {
+    const b = before.context as ChatSendContext;
+    const a = after.context as ChatSendContext;
+    const sample =
+      (event as { via?: string }).via ??
+      (event.type === 'DRAFT.CHANGE' ? (event as { text?: string }).text?.trim() === '' : null);
+    const moved = JSON.stringify(before.value) !== JSON.stringify(after.value);
+    return JSON.stringify([
+      before.value,
+      event.type.replace(/^(xstate\.(done|error)\.actor)\..*$/, '$1'),
+      sample,
+      event.type === 'SEND' || event.type === 'RETRY' ? [b.conversationId !== null, b.draft.trim() === ''] : null,
+      // Stopped or failed before or after part of the reply arrived.
+      event.type === 'STOP' || event.type === 'STREAM.ERROR' ? (b.pending?.assistant.content ?? '') !== '' : null,
+      after.value,
+      moved && a.failed ? [a.failed.problem.code, a.failed.kept] : null,
+    ]);
+  },
+  open: async (lang: Language) => {
+    localStorage.removeItem(MODEL_KEY);
+    scrolls.length = 0;
+    const state = { serverBalance: START_BALANCE };
+    const api = new FakeApi()
+      .on('GET', '/auth/me', () => json({ success: true, data: signedInUser({ tokensAmount: state.serverBalance }) }))
+      .on('GET', '/llm/models', json(MODELS))
+      .on('GET', '/llm/conversations', json({ success: true, data: [] }))
+      .hold('POST', CREATE)
+      .hold('GET', ONE)
+      .hold('POST', STREAM);
+    const app = await openApp('/chat', { lang, api });
+    await screen.findByTestId('chat-empty', {}, { timeout: 15_000 });
+    const ui: ChatUi = Object.assign(app, { writer: null, sends: [], serverBalance: 0, nextMessageId: 30 });
+    Object.defineProperty(ui, 'serverBalance', {
+      get: () => state.serverBalance,
+      set: (value: number) => (state.serverBalance = value),
+    });
+    return ui;
+  },
+  close: (ui: ChatUi) => ui.close(),
+  async perform(ui: ChatUi, event: AnyEventObject, before: AnyMachineSnapshot) {
+    const { user, api } = ui;
+    const idle = before.matches('idle');
+    const writer = async () => (ui.writer ??= (await api.stream('POST', STREAM)).writer);
+    const finish = () => {
+      ui.writer = null;
+    };
+    switch (event.type) {
+      case 'DRAFT.CHANGE': {
+        // SPEC 2: the input is disabled while a reply streams or the conversation loads.
+        if (!idle) return expect(input().disabled).toBe(true);
+        await user.clear(input());
+        const text = (event as unknown as { text: string }).text;
+        // SPEC 2: Shift+Enter adds a newline (and does not send).
+        return user.type(input(), text.replace(/\n/g, '{Shift>}{Enter}{/Shift}'));
+      }
+      case 'SEND':
+      case 'RETRY': {
+        const at = hhmm(new Date());
+        if (!idle) {
+          ui.sends.push([at, at]);
+          expect(input().disabled).toBe(true);
+          return expect(screen.queryByTestId<HTMLButtonElement>('chat-send')?.disabled ?? true).toBe(true);
+        }
+        if (event.type === 'RETRY') await user.click(screen.getByTestId('chat-retry'));
+        else if ((event as unknown as { via: string }).via === 'click')
+          await user.click(screen.getByTestId('chat-send'));
+        else {
+          input().focus();
+          await user.keyboard('{Enter}');
+        }
+        ui.sends.push([at, hhmm(new Date())]);
+        return;
+      }
+      case 'STOP':
+        await user.click(screen.getByTestId('chat-stop'));
+        ui.serverBalance = BALANCE_AFTER_STOP;
+        finish();
+        return;
+      case 'STREAM.CHUNK': {
+        const fresh = ui.writer === null;
+        const w = await writer();
+        if (fresh) {
+          // SPEC 7: comments and lines that cannot be parsed are ignored.
+          w.raw(': keep-alive\n\n');
+          w.raw('data: {not json\n\n');
+        }
+        return w.data({ content: CHUNK });
+      }
+      case 'STREAM.COMPLETE': {
+        const w = await writer();
+        w.data({ ...COMPLETE, messageId: (ui.nextMessageId += 1) });
+        w.done();
+        return finish();
+      }
+      case 'STREAM.ERROR': {
+        const via = (event as unknown as { via: Failure }).via;
+        if (via === 'refused') {
+          await api.answer('POST', STREAM, REFUSED);
+          return finish();
+        }
+        const w = await writer();
+        if (via === 'broken') w.fail();
+        else {
+          // The server's failure frame (SPEC 7: error, message) with no message, then [DONE].
+          w.data({ error: 'INTERNAL', balanceAfter: FAILURES.nomessage.balance });
+          w.done();
+        }
+        return finish();
+      }
+      case 'CONVERSATION.READY':
+        await api.answer('GET', `/llm/conversations/${CREATED.id}`, json({ success: true, data: CREATED }));
+        return;
+      case 'CONVERSATION.FAILED':
+        await api.answer('GET', `/llm/conversations/${CREATED.id}`, NOT_FOUND);
+        return;
+      default:
+        if (srcOf(event) === 'createConversation') {
+          await api.answer('POST', CREATE, replyOf<Reply>(event));
+        }
+      // settleDelay: the screen waits by itself, then asks the server for the balance.
+    }
+  },
+  always: {
+    says: 'SPEC 4/7: the header shows the balance the server last stated; nothing reaches a server the app did not mean; every notification is one SPEC 8 gives for what happened',
+    check: (ui: ChatUi, reached: Reached) => {
+      const f = factsOf(reached.events);
+      expect(screen.getByTestId('token-balance').textContent).toBe(TEXT[reached.lang].header(f.balance));
+      expect(ui.api.strays()).toEqual([]);
+      const said = f.toasts.map((r) => TEXT[reached.lang].reasons[r]);
+      for (const shown of toastTexts()) expect(said).toContain(shown);
+      if (f.toast) expect(toastTexts()).toContain(TEXT[reached.lang].reasons[f.toast]);
+    },
+  },
+  sees: [
+    [
+      'creating',
+      {
+        says: 'SPEC 2/4: the first message creates a conversation: the user’s message is shown, the input is cleared and disabled',
+        check: (ui: ChatUi, reached: Reached) => {
+          const f = factsOf(reached.events);
+          addressShows(ui, f);
+          messagesShow(ui, f, reached.lang);
+          inputShows(f, reached.lang, false);
+          // SPEC 7: POST /llm/conversations with a title; the message, model and limits go with
+          // it, so the server can refuse one that no balance pays for before creating anything.
+          expect(ui.api.sent('POST', CREATE).at(-1)?.body).toEqual({
+            title: 'New Chat',
+            message: f.pending!.text,
+            model: 'gpt-4o',
+            contextTokensLimit: 500,
+            maxTokens: 2000,
+          });
+        },
+      },
+    ],
+    [
+      'waitingForConversation',
+      {
+        says: 'SPEC 2: the new conversation is selected and /chat/{id} opened; the message waits until it has loaded',
+        check: (ui: ChatUi, reached: Reached) => {
+          const f = factsOf(reached.events);
+          addressShows(ui, f);
+          messagesShow(ui, f, reached.lang);
+          inputShows(f, reached.lang, false);
+          expect(ui.api.sent('POST', STREAM)).toHaveLength(0);
+        },
+      },
+    ],
+    [
+      'streaming',
+      {
+        says: 'SPEC 2/4/7: the reply streams into the assistant message with a cursor; "AI sending..."; the input disabled; the request carries message, model, maxTokens 2000 and the context limit',
+        check: (ui: ChatUi, reached: Reached) => {
+          const f = factsOf(reached.events);
+          addressShows(ui, f);
+          messagesShow(ui, f, reached.lang);
+          inputShows(f, reached.lang, false);
+          sending(reached.lang, true);
+          const cursor = screen.queryByTestId('cursor');
+          if (f.pending!.content !== '') {
+            expect(bubbles().at(-1)!.el.contains(cursor)).toBe(true);
+            // SPEC 2: scrolled smoothly as streamed text grows.
+            expect(scrolls.at(-1)).toEqual({ behavior: 'smooth', block: 'end' });
+          } else {
+            expect(cursor).toBeNull();
+          }
+          const request = ui.api.sent('POST', STREAM).at(-1)!;
+          expect(request.path).toBe(`/llm/conversations/${f.conversation}/stream`);
+          expect(request.body).toEqual({
+            message: f.pending!.text,
+            model: 'gpt-4o',
+            maxTokens: 2000,
+            contextTokensLimit: 500,
+          });
+        },
+      },
+    ],
+    [
+      'stopping',
+      {
+        says: 'Stop: the partial reply stays as a message (with its model and time); nothing streams any more',
+        check: (ui: ChatUi, reached: Reached) => {
+          const f = factsOf(reached.events);
+          addressShows(ui, f);
+          messagesShow(ui, f, reached.lang);
+          sending(reached.lang, false);
+          expect(screen.queryByTestId('chat-stop')).toBeNull();
+          expect(screen.queryByTestId('cursor')).toBeNull();
+        },
+      },
+    ],
+    [
+      'idle',
+      {
+        says: 'SPEC 2: no conversation: the empty state and the input; else the messages (a finished reply with model name and time) and the input; a failure is shown (SPEC 4/8)',
+        check: (ui: ChatUi, reached: Reached) => {
+          const f = factsOf(reached.events);
+          const text = TEXT[reached.lang];
+          addressShows(ui, f);
+          if (f.lost) {
+            // The conversation made could not be opened.
+            expect(screen.getByTestId('conversation-not-found').querySelector('h2')?.textContent).toBe(text.notFound);
+            expect(screen.queryByTestId('chat-input')).toBeNull();
+            return;
+          }
+          if (f.conversation === null && !f.failed) {
+            // SPEC 2 "No conversation selected": a title, the message, and the input box.
+            const empty = screen.getByTestId('chat-empty');
+            expect(empty.querySelector('h2')?.textContent).toBe(text.emptyTitle);
+            expect(within(empty).getByText(text.emptyText)).toBeTruthy();
+          } else {
+            messagesShow(ui, f, reached.lang);
+          }
+          inputShows(f, reached.lang, true);
+          sending(reached.lang, false);
+          expect(screen.queryByTestId('cursor')).toBeNull();
+        },
+      },
+    ],
+  ],
+};
+
+describeScreenModel('chat send', model);
+
+const ctx = (s: AnyMachineSnapshot) => s.context as ChatSendContext;
+
+describeInvariants('chat send', model, [
+  {
+    name: 'no second message is sent while a reply is on its way (SPEC 4: ignored while a stream is in progress)',
+    step: (before, event, after) =>
+      before.matches('idle') ||
+      (event.type !== 'SEND' && event.type !== 'RETRY' && event.type !== 'DRAFT.CHANGE') ||
+      JSON.stringify(before.context) === JSON.stringify(after.context),
+  },
+  {
+    name: 'a blank message is never sent (SPEC 5)',
+    step: (before, event, after) =>
+      event.type !== 'SEND' || !before.matches('idle') || ctx(before).draft.trim() !== '' || after.matches('idle'),
+  },
+  {
+    name: 'what is sent is the trimmed text (SPEC 5)',
+    state: (s) => !ctx(s).pending || ctx(s).pending!.user.content === ctx(s).pending!.user.content.trim(),
+  },
+  {
+    name: 'a failed reply leaves no placeholder and the text is not lost (SPEC 4)',
+    step: (_before, event, after) =>
+      event.type !== 'STREAM.ERROR' ||
+      (ctx(after).pending === null && ctx(after).failed !== null && ctx(after).draft === ctx(after).failed!.text),
+  },
+  {
+    name: 'the stream is asked for 2000 tokens at most with the chosen context limit (SPEC 7)',
+    state: (s) => !s.matches('streaming') || ctx(s).contextTokensLimit === 500,
+  },
+]);
+
+describe('chat send: what the model walk does not reach', () => {
+  afterEach(() => cleanup());
+
+  const openWith = async (lang: Language, api: FakeApi, tokensAmount = START_BALANCE) => {
+    localStorage.removeItem(MODEL_KEY);
+    const ui = await openApp('/chat', { lang, api, user: signedInUser({ tokensAmount }) });
+    await screen.findByTestId('chat-empty', {}, { timeout: 15_000 });
+    return ui;
+  };
+
+  it.each(['ru', 'en'] as const)(
+    '[%s] with no model list and none remembered, a message is not sent: "No model selected" (SPEC 8)',
+    async (lang) => {
+      const api = new FakeApi()
+        .on('GET', '/llm/models', BROKEN)
+        .on('GET', '/llm/conversations', json({ success: true, data: [] }));
+      const ui = await openWith(lang, api);
+      try {
+        await ui.user.type(input(), 'Hello{Enter}');
+        await vi.waitFor(() => expect(toastTexts()).toContain(TEXT[lang].noModel));
+        expect(api.sent('POST')).toHaveLength(0);
+        expect(input().value).toBe('Hello');
+        expect(ui.location()).toBe('/chat');
+      } finally {
+        ui.close();
+      }
+    },
+  );
+
+  it.each(['ru', 'en'] as const)(
+    '[%s] a balance that pays for no reply sends nothing and says why, with the way to add tokens (SPEC 6)',
+    async (lang) => {
+      const api = new FakeApi()
+        .on('GET', '/llm/models', json(MODELS))
+        .on('GET', '/llm/conversations', json({ success: true, data: [] }));
+      const ui = await openWith(lang, api, 0);
+      try {
+        const notice = screen.getByTestId('low-balance');
+        expect(notice.textContent).toBe(`${TEXT[lang].lowBalance} ${TEXT[lang].addTokens}`);
+        expect(within(notice).getByRole('link').getAttribute('href')).toBe('/billing');
+        await ui.user.type(input(), 'Hello{Enter}');
+        expect(screen.getByTestId<HTMLButtonElement>('chat-send').disabled).toBe(true);
+        await ui.user.click(screen.getByTestId('chat-send'));
+        expect(api.sent('POST')).toHaveLength(0);
+        expect(input().value).toBe('Hello');
+      } finally {
+        ui.close();
+      }
+    },
+  );
+
+  it('[en] a stream HTTP error shows the server’s message (SPEC 8)', async () => {
+    const api = new FakeApi()
+      .on('GET', '/llm/models', json(MODELS))
+      .on('GET', '/llm/conversations', json({ success: true, data: [{ ...CREATED, messages: undefined }] }))
+      .on('GET', ONE, json({ success: true, data: CREATED }))
+      .on('POST', STREAM, { status: 500, body: { message: 'The model is overloaded' } });
+    localStorage.removeItem(MODEL_KEY);
+    const ui = await openApp('/chat/9', { lang: 'en', api });
+    try {
+      await ui.user.type(await screen.findByTestId('chat-input', {}, { timeout: 15_000 }), 'Hello{Enter}');
+      await vi.waitFor(() => {
+        expect(screen.getByTestId('failed-reason').textContent).toBe('The model is overloaded');
+        expect(toastTexts()).toContain('The model is overloaded');
+      });
+    } finally {
+      ui.close();
+    }
+  });
+});
