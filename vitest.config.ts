@@ -29,6 +29,7 @@ export default defineConfig({
         test: {
           name: 'server',
           include: ['tests/server/**/*.test.ts'],
+          exclude: ['tests/server/scale/**'],
           environment: 'node',
           testTimeout: 30_000,
           hookTimeout: 60_000,
@@ -44,6 +45,20 @@ export default defineConfig({
           // instead of once per file. Each file still starts its own apps on its own
           // databases; nothing in tests/server mocks modules or changes globals.
           isolate: false,
+        },
+      },
+      {
+        test: {
+          // Two instances under a thousand charges and a kill -9: their timings assume the
+          // machine to themselves, so they run alone, after everything else.
+          name: 'server-scale',
+          include: ['tests/server/scale/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          globalSetup: ['tests/server/global-setup.ts'],
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
         },
       },
       {

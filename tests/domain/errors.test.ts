@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { codeForStatus, errorCatalogue, genericMessages, insufficientTokensMessage } from '../../src/domain/errors';
+import {
+  codeForStatus,
+  errorCatalogue,
+  genericMessages,
+  insufficientTokensMessage,
+  messageForStatus,
+  problemOf,
+} from '../../src/domain/errors';
 
 /** SPEC section 8's generic texts, and section 5 rule 5's wording. */
 describe('generic error texts', () => {
@@ -45,5 +52,46 @@ describe('an HTTP status as a generic text', () => {
     [503, 'Please try again later'],
   ])('%i: %s', (status, text) => {
     expect(textOf(status)).toBe(text);
+  });
+});
+
+describe('messageForStatus: a response that carries no message', () => {
+  it.each([
+    [400, 'Please check your input'],
+    [401, 'Unauthorized access'],
+    [402, 'Insufficient tokens'],
+    [403, 'Access forbidden'],
+    [404, 'Resource not found'],
+    [422, 'Please check your input'],
+    [429, 'Please try again later'],
+    [499, 'Please check your input'],
+    [500, 'Internal server error'],
+    [502, 'Internal server error'],
+    [302, 'Something went wrong'],
+  ])('%i: %s', (status, text) => {
+    expect(messageForStatus(status)).toBe(text);
+  });
+});
+
+/** SPEC section 8: the server's message is used when present, otherwise the fallback text. */
+describe('problemOf', () => {
+  const fallback = { code: 'PROVIDER_ERROR', message: 'Ultra generation failed' };
+
+  it("uses the server's message when it sent one", () => {
+    const error = { code: 'INSUFFICIENT_TOKENS', message: 'Insufficient tokens. Need 16 tokens but only have 3' };
+    expect(problemOf(error, fallback)).toEqual(error);
+  });
+
+  it('uses the fallback text when the server sent no message', () => {
+    expect(problemOf({ code: 'PROVIDER_ERROR' }, fallback)).toEqual({
+      code: 'PROVIDER_ERROR',
+      message: 'Ultra generation failed',
+    });
+  });
+
+  it('is the fallback for a failure that is not an answer of the server', () => {
+    for (const error of [undefined, null, 'boom', 42, new Error('boom'), { message: 'no code' }, { code: '' }]) {
+      expect(problemOf(error, fallback)).toEqual(fallback);
+    }
   });
 });
