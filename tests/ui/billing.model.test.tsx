@@ -2,10 +2,11 @@ import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';
 import { ApiError } from '../../src/api/client';
-import type { LedgerPage, PaymentHistoryItem, Plan, Subscription } from '../../src/domain/billing';
+import type { LedgerPage, PaymentHistoryItem, Subscription } from '../../src/domain/billing';
 import { FALLBACK_SUBSCRIPTION, summarizeSubscription, withTokenAmount } from '../../src/domain/subscription';
 import type { Language } from '../../src/i18n';
 import { billingMachine, type BillingContext, type BillingOverview } from '../../src/machines/billing';
+import { PLANS } from './support/fixtures';
 import { openApp, signedInUser, type OpenApp } from './support/app';
 import { apiError, FakeApi, json, type Reply } from './support/fake-api';
 import {
@@ -38,58 +39,6 @@ const HISTORY_PATH = '/api/payments/history';
 const SUBSCRIPTION_PATH = '/api/payments/subscription';
 const LEDGER_PATH = '/api/ledger';
 const CANCEL_PATH = '/api/payments/cancel-subscription';
-
-/** SPEC section 9's plans as GET /api/payments/plans carries them. */
-const PLANS: Plan[] = [
-  {
-    id: 'starter',
-    name: 'Starter',
-    priceRub: null,
-    priceKopecks: null,
-    tokensPerMonth: 0,
-    signupTokens: 50,
-    trialDays: 0,
-    rollover: false,
-    pricePerTokenRub: null,
-    features: ['signupTokens', 'history7Days'],
-  },
-  {
-    id: 'pro',
-    name: 'Pro',
-    priceRub: 700,
-    priceKopecks: 70000,
-    tokensPerMonth: 1000,
-    signupTokens: 0,
-    trialDays: 7,
-    rollover: false,
-    pricePerTokenRub: null,
-    features: ['monthlyTokens', 'trial'],
-  },
-  {
-    id: 'premium',
-    name: 'Premium',
-    priceRub: 1400,
-    priceKopecks: 140000,
-    tokensPerMonth: 2500,
-    signupTokens: 0,
-    trialDays: 0,
-    rollover: true,
-    pricePerTokenRub: null,
-    features: ['monthlyTokens', 'rollover'],
-  },
-  {
-    id: 'payg',
-    name: 'Pay-as-you-go',
-    priceRub: null,
-    priceKopecks: null,
-    tokensPerMonth: 0,
-    signupTokens: 0,
-    trialDays: 0,
-    rollover: false,
-    pricePerTokenRub: 0.7,
-    features: ['perToken'],
-  },
-];
 
 /** SPEC section 3's payment history items (noon UTC: the same day in any time zone near it). */
 const HISTORY: PaymentHistoryItem[] = [
@@ -650,12 +599,6 @@ function subscriptionKind(c: BillingContext): SubscriptionKind | 'cancelled' {
   return c.subscription.cancelAtPeriodEnd ? 'cancelled' : 'trial';
 }
 
-/** Answers every held request of a route (React's strict mode starts the screen's actor twice). */
-async function answerAll(api: FakeApi, method: string, path: string, reply: Reply) {
-  await api.answer(method, path, reply);
-  while (api.isHeld(method, path)) await api.answer(method, path, reply);
-}
-
 const LEDGER_EVENTS = new Set(['LEDGER.PAGE', 'LEDGER.RETRY']);
 const CANCEL_EVENTS = new Set(['CANCEL.REQUEST', 'CANCEL.CONFIRM', 'CANCEL.DISMISS']);
 
@@ -798,9 +741,9 @@ export const model: ScreenModel<Screen> = {
         switch (regionOf(event)) {
           case 'billing': {
             const reply = replyOf<Load>(event);
-            await answerAll(api, 'GET', PLANS_PATH, reply.plans);
-            await answerAll(api, 'GET', SUBSCRIPTION_PATH, reply.subscription);
-            return answerAll(api, 'GET', HISTORY_PATH, reply.history);
+            await api.answerAll('GET', PLANS_PATH, reply.plans);
+            await api.answerAll('GET', SUBSCRIPTION_PATH, reply.subscription);
+            return api.answerAll('GET', HISTORY_PATH, reply.history);
           }
           case 'ledger':
             return void (await api.answer('GET', LEDGER_PATH, replyOf<Reply>(event)));

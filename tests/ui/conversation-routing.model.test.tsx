@@ -511,8 +511,7 @@ export const model: ScreenModel<OpenApp> = {
                 : ['GET', `/llm/conversations/${context.targetId}`];
         // Every request of the call waiting gets the answer: an earlier one nobody awaits any
         // more (the route moved away and back, or React's development double mount) included.
-        await api.answer(method, path, reply);
-        while (api.isHeld(method, path)) await api.answer(method, path, reply);
+        await api.answerAll(method, path, reply);
       }
     }
   },

@@ -923,8 +923,7 @@ export const model: ScreenModel<OpenApp> = {
         // Requests the machine has moved on from stay unanswered; this answers the current one.
         const path = listPath({ page: c.page, limit: c.limit, q: c.search });
         const exact = new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
-        await api.answer('GET', exact, reply);
-        while (api.isHeld('GET', exact)) await api.answer('GET', exact, reply);
+        await api.answerAll('GET', exact, reply);
       }
     }
   },

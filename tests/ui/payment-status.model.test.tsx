@@ -236,12 +236,6 @@ const sees: ScreenModel<Screen>['sees'] = [
   ],
 ];
 
-/** Answers every held check (React's strict mode starts the screen's actor twice). */
-async function answerAll(api: FakeApi, reply: Reply) {
-  await api.answer('GET', ENDPOINT, reply);
-  while (api.isHeld('GET', ENDPOINT)) await api.answer('GET', ENDPOINT, reply);
-}
-
 function pageModel(query: { paymentId?: string }): ScreenModel<Screen> {
   return {
     machine: paymentStatusMachine,
@@ -310,7 +304,7 @@ function pageModel(query: { paymentId?: string }): ScreenModel<Screen> {
           }
           return ui.user.click(screen.getByRole('button', { name: text.checkAgain }));
         default:
-          return void (await answerAll(ui.api, replyOf<Reply>(event)));
+          return void (await ui.api.answerAll('GET', ENDPOINT, replyOf<Reply>(event)));
       }
     },
     sees,
@@ -371,7 +365,7 @@ describe('payment status page: what the chart has no path to', () => {
         success: true,
         data: { ...CANCELED, status: 'waiting_for_capture', cancellationReason: null },
       });
-      await answerAll(ui.api, odd);
+      await ui.api.answerAll('GET', ENDPOINT, odd);
       await waitFor(() => expect(titleText()).toBe(TEXT.en.failed));
       expect(screen.getByRole('alert').textContent).toBe(TEXT.en.unknown);
     } finally {
@@ -383,13 +377,13 @@ describe('payment status page: what the chart has no path to', () => {
     const ui = await model.open('ru');
     try {
       const done = { type: 'xstate.done.actor.x', reply: json({ success: true, data: SUCCEEDED }) };
-      await answerAll(ui.api, replyOf<Reply>(done));
+      await ui.api.answerAll('GET', ENDPOINT, replyOf<Reply>(done));
       await seeOnce(ui, 'success', [done]);
       await ui.user.click(screen.getByRole('link', { name: TEXT.ru.toBilling }));
       await waitFor(() => expect(ui.location()).toBe('/billing'));
       // Back on the page, it checks the payment again.
       ui.app.router.history.back();
-      await answerAll(ui.api, replyOf<Reply>(done));
+      await ui.api.answerAll('GET', ENDPOINT, replyOf<Reply>(done));
       await waitFor(() => expect(screen.getByRole('link', { name: TEXT.ru.toDashboard })).toBeTruthy());
       await ui.user.click(screen.getByRole('link', { name: TEXT.ru.toDashboard }));
       await waitFor(() => expect(ui.location()).toBe('/dashboard'));

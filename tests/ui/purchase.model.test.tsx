@@ -1,10 +1,11 @@
 import { cleanup, screen, waitFor } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi, type Mock } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';
 import { ApiError } from '../../src/api/client';
 import type { CreatePaymentResponse } from '../../src/domain/billing';
 import type { Language } from '../../src/i18n';
 import { purchaseMachine, type PurchaseContext } from '../../src/machines/purchase';
+import { PLANS } from './support/fixtures';
 import { openApp, type OpenApp } from './support/app';
 import { apiError, FakeApi, json, type Reply } from './support/fake-api';
 import {
@@ -56,57 +57,6 @@ const apiErrorOf = (reply: Reply) => {
 };
 const outputOf = (reply: Reply) => (reply.body as { data: CreatePaymentResponse }).data;
 
-/** What /billing shows under the modal: SPEC 9's plans, no payments, no subscription. */
-const PLANS = [
-  {
-    id: 'starter',
-    name: 'Starter',
-    priceRub: null,
-    priceKopecks: null,
-    tokensPerMonth: 0,
-    signupTokens: 50,
-    trialDays: 0,
-    rollover: false,
-    pricePerTokenRub: null,
-    features: ['signupTokens', 'history7Days'],
-  },
-  {
-    id: 'pro',
-    name: 'Pro',
-    priceRub: 700,
-    priceKopecks: 70000,
-    tokensPerMonth: 1000,
-    signupTokens: 0,
-    trialDays: 7,
-    rollover: false,
-    pricePerTokenRub: null,
-    features: ['monthlyTokens', 'trial'],
-  },
-  {
-    id: 'premium',
-    name: 'Premium',
-    priceRub: 1400,
-    priceKopecks: 140000,
-    tokensPerMonth: 2500,
-    signupTokens: 0,
-    trialDays: 0,
-    rollover: true,
-    pricePerTokenRub: null,
-    features: ['monthlyTokens', 'rollover'],
-  },
-  {
-    id: 'payg',
-    name: 'Pay-as-you-go',
-    priceRub: null,
-    priceKopecks: null,
-    tokensPerMonth: 0,
-    signupTokens: 0,
-    trialDays: 0,
-    rollover: false,
-    pricePerTokenRub: 0.7,
-    features: ['perToken'],
-  },
-];
 const NO_PAGES = { currentPage: 1, totalPages: 0, total: 0, hasNext: false, hasPrev: false };
 
 const plural = (lang: Language, n: number, forms: Record<string, string>) =>
@@ -259,7 +209,6 @@ function factsOf(events: readonly AnyEventObject[]): Facts {
 }
 
 interface Screen extends OpenApp {
-  assign: Mock<(url: string) => void>;
   restore(): void;
 }
 
@@ -283,7 +232,7 @@ function always(ui: Screen, reached: Reached) {
   expect(ui.location()).toBe('/billing');
   expect(screen.getByTestId('token-balance').textContent).toBe(TEXT[reached.lang].header(BALANCE));
   // SPEC 4: the browser is sent to the provider's page once per created payment, nowhere else.
-  expect(ui.assign.mock.calls.map(([url]) => url)).toEqual(f.redirects);
+  expect(ui.assigned.mock.calls.map(([url]) => url)).toEqual(f.redirects);
   expect(ui.api.strays()).toEqual([]);
 }
 
@@ -398,40 +347,13 @@ export const model: ScreenModel<Screen> = {
       .on('GET', '/api/ledger', json({ success: true, data: { entries: [], pagination: NO_PAGES } }))
       .hold('POST', TOKEN_ENDPOINT)
       .hold('POST', PLAN_ENDPOINT);
-    // jsdom cannot leave the page: the app's location is one whose assign is watched.
-    const real = Object.getOwnPropertyDescriptor(globalThis, 'location')!;
-    const actual = globalThis.location;
-    const assign = vi.fn<(url: string) => void>();
-    const watched = {
-      get href() {
-        return actual.href;
-      },
-      get origin() {
-        return actual.origin;
-      },
-      get pathname() {
-        return actual.pathname;
-      },
-      get search() {
-        return actual.search;
-      },
-      get hash() {
-        return actual.hash;
-      },
-      assign,
-      replace: vi.fn(),
-      reload: vi.fn(),
-    };
-    Object.defineProperty(globalThis, 'location', { configurable: true, get: () => watched });
     // A failed creation is logged (the alert is what the user sees).
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const ui = await openApp('/billing', { lang, api });
     await waitFor(() => expect(screen.getByTestId('subscribe-pro')).toBeTruthy(), { timeout: 15_000 });
     return {
       ...ui,
-      assign,
       restore: () => {
-        Object.defineProperty(globalThis, 'location', real);
         warn.mockRestore();
       },
     };
@@ -535,7 +457,7 @@ export const model: ScreenModel<Screen> = {
         check: (ui: Screen, reached: Reached) => {
           const f = factsOf(reached.events);
           expect(f.phase).toBe('redirecting');
-          expect(ui.assign).toHaveBeenLastCalledWith(f.order?.kind === 'tokens' ? TOKENS_CHECKOUT : PLAN_CHECKOUT);
+          expect(ui.assigned).toHaveBeenLastCalledWith(f.order?.kind === 'tokens' ? TOKENS_CHECKOUT : PLAN_CHECKOUT);
           if (f.order?.kind === 'tokens') {
             modalShows(reached, true);
             expect(pay().textContent).toBe(TEXT[reached.lang].redirecting);

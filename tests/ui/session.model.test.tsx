@@ -1,5 +1,5 @@
 import { screen, within } from '@testing-library/react';
-import { beforeAll, expect, vi, type Mock } from 'vitest';
+import { beforeAll, expect, vi } from 'vitest';
 import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';
 import { ApiError } from '../../src/api/client';
 import type { User } from '../../src/domain/user';
@@ -155,10 +155,8 @@ const TEXT = {
 };
 const TAB_PATHS = ['/dashboard', '/portrait-creator', '/gallery', '/chat', '/billing'];
 
-/** The app with the browser's location watched: sign-in leaves for the server by `location.assign`. */
+/** The app (its `assigned` watches the sign-in leaving for the server by `location.assign`). */
 interface SessionUi extends OpenApp {
-  /** The addresses the page sent the browser to. */
-  assigned: Mock<(url: string) => void>;
   /** The address the app was opened at. */
   entry: string;
   /** What the session wrote to the console. */
@@ -448,14 +446,7 @@ function edgeKey(before: AnyMachineSnapshot, event: AnyEventObject, after: AnyMa
 }
 
 async function openSession(entry: string, lang: Language): Promise<SessionUi> {
-  const real = Object.getOwnPropertyDescriptor(globalThis, 'location')!;
   const origin = window.location.origin;
-  const assigned = vi.fn<(url: string) => void>();
-  // jsdom cannot leave the page: the sign-in's `location.assign` is watched instead.
-  Object.defineProperty(globalThis, 'location', {
-    configurable: true,
-    value: { ...window.location, origin, href: window.location.href, assign: assigned },
-  });
   // SPEC: failures of the auth check and of the logout are only logged.
   const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
   const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
@@ -472,14 +463,12 @@ async function openSession(entry: string, lang: Language): Promise<SessionUi> {
   return {
     ...ui,
     entry,
-    assigned,
     origin,
     logged: () =>
       [...log.mock.calls, ...warn.mock.calls]
         .map((call) => String(call[0]))
         .filter((line) => line.startsWith('[session]')),
     restore: () => {
-      Object.defineProperty(globalThis, 'location', real);
       log.mockRestore();
       warn.mockRestore();
     },

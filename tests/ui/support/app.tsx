@@ -1,6 +1,7 @@
 import { render } from '@testing-library/react';
 import userEvent, { type UserEvent } from '@testing-library/user-event';
 import { createMemoryHistory } from '@tanstack/react-router';
+import { vi, type Mock } from 'vitest';
 import { createApp, type App } from '../../../src/app';
 import type { User } from '../../../src/domain/user';
 import { initI18n, LANGUAGE_STORAGE_KEY, type Language } from '../../../src/i18n';
@@ -16,6 +17,8 @@ export interface OpenApp {
   app: App;
   user: UserEvent;
   lang: Language;
+  /** The addresses the page sent the browser to (`location.assign`: sign-in, checkout). */
+  assigned: Mock<(url: string) => void>;
   /** The file names of the downloads the page started (an <a download> clicked). */
   downloads: string[];
   /** The address the app shows (path and query). */
@@ -77,6 +80,31 @@ export async function openApp(
       else (click.value as (this: HTMLElement) => void).call(this);
     },
   });
+  // jsdom cannot leave the page: the app's location is one whose assign is watched.
+  const realLocation = Object.getOwnPropertyDescriptor(globalThis, 'location')!;
+  const actual = globalThis.location;
+  const assigned = vi.fn<(url: string) => void>();
+  const watched = {
+    get href() {
+      return actual.href;
+    },
+    get origin() {
+      return actual.origin;
+    },
+    get pathname() {
+      return actual.pathname;
+    },
+    get search() {
+      return actual.search;
+    },
+    get hash() {
+      return actual.hash;
+    },
+    assign: assigned,
+    replace: vi.fn(),
+    reload: vi.fn(),
+  };
+  Object.defineProperty(globalThis, 'location', { configurable: true, get: () => watched });
   const app = createApp(createMemoryHistory({ initialEntries: [path] }));
   render(app.element);
   return {
@@ -85,6 +113,7 @@ export async function openApp(
     // A person can pick any file in the system dialog ("All files") or drop one.
     user: userEvent.setup({ delay: null, applyAccept: false }),
     lang: options.lang,
+    assigned,
     downloads,
     location: () => {
       const { pathname, searchStr } = app.router.state.location;
@@ -92,6 +121,7 @@ export async function openApp(
     },
     close: () => {
       app.stop();
+      Object.defineProperty(globalThis, 'location', realLocation);
       delete (anchor as Partial<HTMLAnchorElement>).click;
     },
   };

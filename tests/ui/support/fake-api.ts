@@ -104,6 +104,16 @@ export class FakeApi {
     return held.request;
   }
 
+  /**
+   * Waits for a held request of this route and answers it and every other one held: React's
+   * development double mount starts a screen's actor twice, and a request nobody awaits any
+   * more (the route moved away and back) is still held.
+   */
+  async answerAll(method: string, matcher: Matcher, reply: Reply): Promise<void> {
+    await this.answer(method, matcher, reply);
+    while (this.isHeld(method, matcher)) await this.answer(method, matcher, reply);
+  }
+
   /** Waits for the oldest held request of this route and fails it as a network error would. */
   async breakConnection(method: string, matcher: Matcher): Promise<FakeRequest> {
     const held = await this.waitForHeld(method, matcher);
