@@ -7,8 +7,9 @@ import { defineConfig } from 'vitest/config';
 const nodeMajor = Number(process.versions.node.split('.')[0]);
 const jsdomExecArgv = nodeMajor >= 25 ? ['--no-webstorage'] : [];
 
-// Vitest's default is one worker fewer than the cores: a single one on two cores.
-const serverWorkers = Math.max(2, os.availableParallelism() - 1);
+// Vitest's default is one worker fewer than the cores: a single one on two cores. The unit,
+// ui and server files wait on timers and I/O much of the time: two at once even on two cores.
+const workers = Math.max(2, os.availableParallelism() - 1);
 
 export default defineConfig({
   test: {
@@ -23,6 +24,9 @@ export default defineConfig({
             'tests/statecharts/**/*.test.ts',
           ],
           environment: 'node',
+          // Projects of one group share its workers and must state the same count.
+          maxWorkers: workers,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -35,10 +39,7 @@ export default defineConfig({
           hookTimeout: 60_000,
           // Migrates one embedded and one PostgreSQL database that every test copies.
           globalSetup: ['tests/server/global-setup.ts'],
-          // The files wait on I/O much of the time (HTTP between the app, its fakes and
-          // child processes): two at once even on two cores. A project whose maxWorkers
-          // differs from the others' needs a group of its own (run after theirs).
-          maxWorkers: serverWorkers,
+          maxWorkers: workers,
           sequence: { groupOrder: 1 },
           // A worker runs its files one after another in one module graph: the server's
           // modules (Fastify, the identity provider, sharp, PGlite...) load once per worker
@@ -68,6 +69,8 @@ export default defineConfig({
           include: ['tests/ui/**/*.test.tsx'],
           environment: 'jsdom',
           execArgv: jsdomExecArgv,
+          maxWorkers: workers,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -78,7 +81,9 @@ export default defineConfig({
           globalSetup: ['tests/e2e/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          // One browser and one application at a time, on a machine no other test loads.
           fileParallelism: false,
+          sequence: { groupOrder: 3 },
         },
       },
     ],

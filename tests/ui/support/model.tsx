@@ -74,8 +74,21 @@ interface Edge {
   state: AnyMachineSnapshot;
 }
 
-/** The graph of the machine as the suite samples it. */
-export function traverse(model: Pick<ScreenModel<unknown>, 'machine' | 'input' | 'events' | 'serializeState'>) {
+type Sampled = Pick<ScreenModel<unknown>, 'machine' | 'input' | 'events' | 'serializeState'>;
+
+const graphs = new WeakMap<Sampled, ReturnType<typeof sample>>();
+
+/** The graph of the machine as the suite samples it, sampled once per model. */
+export function traverse(model: Sampled) {
+  let graph = graphs.get(model);
+  if (graph === undefined) {
+    graph = sample(model);
+    graphs.set(model, graph);
+  }
+  return graph;
+}
+
+function sample(model: Sampled) {
   const adjacency: Record<
     string,
     { state: unknown; transitions: Record<string, { event: AnyEventObject; state: unknown }> }
