@@ -18,7 +18,7 @@ export interface YookassaOptions {
   retries: number;
   receipts: { vatCode: number; paymentSubject: string; paymentMode: string } | null;
   /** Pause before retry `attempt` (1-based); tests pass a short one. */
-  backoffMs?: (attempt: number, retryAfterSeconds: number | undefined) => number;
+  backoffMs?: (attempt: number, retryAfterMs: number | undefined) => number;
 }
 
 interface WirePayment {
@@ -135,10 +135,20 @@ export class YookassaProvider implements PaymentProvider {
 
   private backoff(attempt: number, error: PaymentProviderError | undefined): number {
     const retryAfter = (error as { retryAfter?: number } | undefined)?.retryAfter;
-    if (this.options.backoffMs) return this.options.backoffMs(attempt, retryAfter);
-    if (retryAfter !== undefined) return Math.min(retryAfter * 1000, 10_000);
-    return Math.min(250 * 2 ** (attempt - 1), 4000);
+    return (this.options.backoffMs ?? yookassaBackoffMs)(attempt, retryAfter);
   }
+}
+
+/**
+ * The pause before retry `attempt` (1-based). YooKassa's `retry_after` is in milliseconds: the
+ * official PHP SDK (lib/Client/BaseClient.php, `delay`) sleeps `usleep($retry_after * 1000)`
+ * microseconds, 1800 ms by default (`DEFAULT_DELAY`). Without it: 250 ms, doubling, at most 4 s.
+ */
+export function yookassaBackoffMs(attempt: number, retryAfterMs: number | undefined): number {
+  if (retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs >= 0) {
+    return Math.min(retryAfterMs, 10_000);
+  }
+  return Math.min(250 * 2 ** (attempt - 1), 4000);
 }
 
 function pause(ms: number): Promise<void> {

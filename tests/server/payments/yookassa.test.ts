@@ -1,10 +1,29 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { paymentSchema } from '../../../src/domain/billing';
 import { entriesFor } from '../../../server/ledger/repository';
+import { yookassaBackoffMs } from '../../../server/providers/payments/yookassa';
 import { testDatabases, type TestApp } from '../helpers';
 import { balance, expectLedgerConsistent, getJson, postJson, signedInUser } from '../images/support';
 import { FakeYookassa } from '../providers/payments/fake-yookassa';
 import { buyTokens, paymentRows, returnFrom, startYookassaApp, webhook } from './support';
+
+describe('the pause before a retry to YooKassa', () => {
+  // retry_after is in milliseconds: yoomoney/yookassa-sdk-php, lib/Client/BaseClient.php,
+  // delay(): usleep($retry_after * 1000) microseconds; DEFAULT_DELAY = 1800.
+  it('waits retry_after milliseconds, as the official SDK does', () => {
+    expect(yookassaBackoffMs(1, 1800)).toBe(1800);
+    expect(yookassaBackoffMs(3, 20)).toBe(20);
+    expect(yookassaBackoffMs(1, 0)).toBe(0);
+  });
+
+  it('never pauses more than 10 s, and backs off 250 ms, doubling up to 4 s, without retry_after', () => {
+    expect(yookassaBackoffMs(1, 60_000)).toBe(10_000);
+    expect([1, 2, 3, 4, 5, 6].map((attempt) => yookassaBackoffMs(attempt, undefined))).toEqual([
+      250, 500, 1000, 2000, 4000, 4000,
+    ]);
+    expect(yookassaBackoffMs(2, -5)).toBe(500);
+  });
+});
 
 describe.each(testDatabases())('YooKassa payments on $name', { timeout: 120_000 }, (kind) => {
   let fake: FakeYookassa;
@@ -87,7 +106,7 @@ describe.each(testDatabases())('YooKassa payments on $name', { timeout: 120_000 
     const before = fake.payments.size;
     fake.failures.push(
       { kind: 'error', status: 500 },
-      { kind: 'accepted' },
+      { kind: 'accepted', retryAfterMs: 20 },
       { kind: 'error', status: 429, retryAfter: 0 },
     );
     const { paymentId } = await buyTokens(app, user, 50);

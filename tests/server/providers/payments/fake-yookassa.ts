@@ -28,7 +28,7 @@ export type FakeFailure =
   /** Holds the request longer than the adapter waits. */
   | { kind: 'hang'; ms: number }
   /** A 202: YooKassa has not finished; the same key must be retried. */
-  | { kind: 'accepted' };
+  | { kind: 'accepted'; retryAfterMs?: number };
 
 export interface RecordedCall {
   method: string;
@@ -115,7 +115,9 @@ export class FakeYookassa {
     } else if (failure?.kind === 'error') {
       return error(res, failure.status, failure.code ?? 'internal_server_error', failure.retryAfter);
     } else if (failure?.kind === 'accepted') {
-      return send(res, 202, { type: 'processing', retry_after: 1 });
+      // YooKassa's "request accepted, result not ready" answer as its API reference gives it
+      // (retry_after in milliseconds; 1800 is the SDKs' default pause).
+      return send(res, 202, { type: 'error', code: 'request_accepted', retry_after: failure.retryAfterMs ?? 1800 });
     }
     if (call.method === 'POST' && !call.idempotenceKey) return error(res, 400, 'invalid_request');
 
