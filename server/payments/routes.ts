@@ -2,20 +2,17 @@ import { BlockList, isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from '../../src/domain/billing';
+import { plainDecimalInteger } from '../../src/domain/numbers';
 import type { AuthService } from '../auth/service';
 import { currentUser, requireUser } from '../auth/session';
 import { AppError } from '../errors';
 import type { PaymentsService } from './service';
 
 const pageMessage = `page must be a whole number from 1; limit from 1 to ${HISTORY_MAX_LIMIT}`;
+// Plain digits only, as README says and the gallery does: 0x10, 1e3 and " 2" are refused.
 const pageQuerySchema = z.object({
-  page: z.coerce.number({ error: pageMessage }).int(pageMessage).min(1, pageMessage).default(1),
-  limit: z.coerce
-    .number({ error: pageMessage })
-    .int(pageMessage)
-    .min(1, pageMessage)
-    .max(HISTORY_MAX_LIMIT, pageMessage)
-    .default(HISTORY_DEFAULT_LIMIT),
+  page: plainDecimalInteger({ message: pageMessage, min: 1 }).default(1),
+  limit: plainDecimalInteger({ message: pageMessage, min: 1, max: HISTORY_MAX_LIMIT }).default(HISTORY_DEFAULT_LIMIT),
 });
 
 const notificationSchema = z.object({
