@@ -71,6 +71,28 @@ const reconcilerActions = new Counter({
   registers: [registry],
 });
 
+const providerErrors = new Counter({
+  name: 'imagegen_provider_errors_total',
+  help: 'Failed calls to outside services, by provider (stability, replicate, openai, yookassa) and kind (rate_limited, server_error, timeout, network, refused, quota, invalid_response)',
+  labelNames: ['provider', 'kind'] as const,
+  registers: [registry],
+});
+
+export type ProviderName = 'stability' | 'replicate' | 'openai' | 'yookassa';
+export type ProviderErrorKind =
+  | 'rate_limited'
+  | 'server_error'
+  | 'timeout'
+  | 'network'
+  | 'refused'
+  | 'quota'
+  | 'invalid_response';
+
+/** One failed call to an outside service (each attempt counts, retried or not). */
+export function countProviderError(provider: ProviderName, kind: ProviderErrorKind): void {
+  providerErrors.inc({ provider, kind });
+}
+
 export type GenerationOutcome = 'completed' | 'failed' | 'refused';
 
 export function observeRequest(route: string, method: string, statusCode: number, seconds: number): void {
