@@ -573,3 +573,65 @@ describe('token purchase: SPEC 5 on what else a person may type', () => {
     });
   }
 });
+
+describe('token purchase: after a failed payment (SPEC 4, 8)', () => {
+  afterEach(() => cleanup());
+
+  it('[en] a new amount typed over the alert is the one paid for, and the alert goes', async () => {
+    const ui = await model.open('en');
+    const text = TEXT.en;
+    try {
+      await ui.user.click(addTokens());
+      await waitFor(() => expect(dialog()).not.toBeNull());
+      await ui.user.click(pay());
+      await ui.api.answer('POST', TOKEN_ENDPOINT, REFUSED);
+      await waitFor(() => expect(screen.getByTestId('purchase-failure').textContent).toBe(text.failure));
+      await ui.user.clear(amountField());
+      await ui.user.type(amountField(), '700');
+      expect(amountField().value).toBe('700');
+      expect(screen.queryByTestId('purchase-failure')).toBeNull();
+      expect(pay().textContent).toBe(text.pay(700));
+      await ui.user.click(pay());
+      await waitFor(() =>
+        expect(ui.api.sent('POST', TOKEN_ENDPOINT).at(-1)?.body).toEqual({ tokensAmount: 700, returnUrl: returnUrl() }),
+      );
+    } finally {
+      model.close!(ui);
+    }
+  });
+
+  it('[ru] choosing the other plan after a failed subscription orders that plan', async () => {
+    const ui = await model.open('ru');
+    try {
+      await ui.user.click(subscribeButton('pro'));
+      await waitFor(() =>
+        expect(ui.api.sent('POST', PLAN_ENDPOINT).at(-1)?.body).toEqual({ plan: 'pro', returnUrl: returnUrl() }),
+      );
+      await ui.api.answer('POST', PLAN_ENDPOINT, REFUSED);
+      await waitFor(() => expect(screen.getByTestId('subscribe-failure')).toBeTruthy());
+      await ui.user.click(subscribeButton('premium'));
+      await waitFor(() =>
+        expect(ui.api.sent('POST', PLAN_ENDPOINT).at(-1)?.body).toEqual({ plan: 'premium', returnUrl: returnUrl() }),
+      );
+      await ui.api.answer('POST', PLAN_ENDPOINT, PLAN_CREATED);
+      await waitFor(() => expect(ui.assigned).toHaveBeenLastCalledWith(PLAN_CHECKOUT));
+    } finally {
+      model.close!(ui);
+    }
+  });
+
+  it('[en] the failure is logged for the operator with the error the API gave', async () => {
+    const ui = await model.open('en');
+    try {
+      await ui.user.click(subscribeButton('premium'));
+      await ui.api.answer('POST', PLAN_ENDPOINT, REFUSED);
+      await waitFor(() => expect(screen.getByTestId('subscribe-failure')).toBeTruthy());
+      expect(console.warn).toHaveBeenCalledWith(
+        '[purchase] creating the payment failed',
+        expect.objectContaining({ status: 502, code: 'PROVIDER_ERROR' }),
+      );
+    } finally {
+      model.close!(ui);
+    }
+  });
+});
