@@ -23,7 +23,7 @@ export interface PurchaseContext {
   /** The amount field's text: the price follows it as the user types. */
   amount: string;
   order: Order | null;
-  /** SPEC section 5's validation message, after a submit with a bad amount. */
+  /** SPEC section 5's validation message: as soon as the amount typed cannot be bought. */
   problem: string | null;
   /** SPEC section 8's alert, after the payment could not be created. */
   failure: string | null;
@@ -56,7 +56,12 @@ export const purchaseMachine = setup({
     redirect: (_, _params: { url: string }) => {},
     logFailure: (_, _params: { error: unknown }) => {},
     reset: assign({ amount: String(DEFAULT_TOKENS), order: null, problem: null, failure: null }),
-    setAmount: assign((_, params: { value: string }) => ({ amount: params.value, problem: null, failure: null })),
+    // The message shows at once, so no price is quoted for an amount nobody can buy.
+    setAmount: assign((_, params: { value: string }) => ({
+      amount: params.value,
+      problem: amountProblem(params.value),
+      failure: null,
+    })),
     showProblem: assign(({ context }) => ({ problem: amountProblem(context.amount) })),
     orderTokens: assign(({ context }) => ({
       order: { kind: 'tokens', tokensAmount: parseTokensInput(context.amount) ?? DEFAULT_TOKENS },

@@ -175,7 +175,8 @@ function factsOf(events: readonly AnyEventObject[]): Facts {
       case 'AMOUNT.CHANGE':
         if (phase === 'editing' || (phase === 'failed' && !sub)) {
           f.amount = (event as unknown as AmountSample).value;
-          f.problem = false;
+          // #26: an amount that cannot be bought shows SPEC 5's message at once.
+          f.problem = !acceptable(f.amount);
           f.failure = false;
           f.phase = 'editing';
         }
@@ -253,24 +254,24 @@ function modalShows(reached: Reached, busy: boolean) {
   expect(presets.filter((b) => b.getAttribute('aria-pressed') === 'true').map((b) => b.dataset.testid)).toEqual(
     n !== null && [50, 100, 500, 1000, 2500, 5000, 10000].includes(n) ? [`preset-${n}`] : [],
   );
-  // SPEC 9: total = tokens × 0.7 RUB.
-  if (n !== null) expect(screen.getByTestId('purchase-total').textContent).toBe(text.total(n));
+  // SPEC 9: total = tokens × 0.7 RUB; no price for an amount that cannot be bought (#26).
+  expect(screen.getByTestId('purchase-total').textContent).toBe(acceptable(f.amount) ? text.total(n!) : '—');
   // SPEC 9: about one generation per 5 tokens, for an amount that can be bought.
   expect(screen.queryByTestId('purchase-estimate')?.textContent ?? null).toBe(
     acceptable(f.amount) ? text.estimate(Math.floor(n! / 5)) : null,
   );
   expect(modal.textContent).toContain(text.hint);
-  // SPEC 5's message after a refused submit, and only then.
+  // SPEC 5's message as soon as the amount cannot be bought, and only then.
   expect(screen.getByTestId('purchase-problem').textContent).toBe(f.problem ? text.problem : '');
   // SPEC 8's alert after a failed creation.
   expect(screen.queryByTestId('purchase-failure')?.textContent ?? null).toBe(f.failure ? text.failure : null);
   // SPEC 4: creating the payment disables the buttons.
   expect(amountField().matches(':disabled')).toBe(busy);
-  expect(pay().disabled).toBe(busy);
+  expect(pay().disabled).toBe(busy || !acceptable(f.amount));
   expect(buttonIn(modal, text.cancel)?.disabled).toBe(busy);
   expect(buttonIn(modal, text.close)?.disabled).toBe(busy);
   presets.forEach((b) => expect(b.matches(':disabled')).toBe(busy));
-  if (!busy) expect(pay().textContent).toBe(n !== null ? text.pay(n) : text.payPlain);
+  if (!busy) expect(pay().textContent).toBe(acceptable(f.amount) ? text.pay(n!) : text.payPlain);
   return f;
 }
 
@@ -523,6 +524,14 @@ describeInvariants('token purchase', model, [
       ) ||
       (after.matches('editing') &&
         (after.context as PurchaseContext).problem === 'Please check your input: 50 - 10,000 tokens'),
+  },
+  {
+    name: 'while the amount is edited, SPEC 5’s message shows exactly when the amount cannot be bought (#26)',
+    state: (snapshot) => {
+      if (!snapshot.matches('editing')) return true;
+      const c = snapshot.context as PurchaseContext;
+      return (c.problem !== null) === !acceptable(c.amount);
+    },
   },
   {
     name: 'the redirect follows only the server’s answer',

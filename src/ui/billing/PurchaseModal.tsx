@@ -18,13 +18,10 @@ const t = i18next.t;
 
 export type PurchaseRef = ActorRefFrom<typeof purchaseMachine>;
 
-/** A whole number typed so far, for the live price (the rules themselves are the machine's). */
-function typedTokens(text: string): number | null {
-  const trimmed = text.trim();
-  return /^\d{1,6}$/.test(trimmed) ? Number(trimmed) : null;
-}
-
-/** SPEC 2 "Token purchase modal": presets, the price as the user types, and Pay. */
+/**
+ * SPEC 2 "Token purchase modal": presets, the price as the user types, and Pay. An amount
+ * that cannot be bought (SPEC 5) shows its message at once, no price, and Pay disabled.
+ */
 export function PurchaseModal({ actor }: { actor: PurchaseRef }) {
   const state = useSelector(actor, (s) => s);
   const { amount, problem, failure, order } = state.context;
@@ -33,8 +30,7 @@ export function PurchaseModal({ actor }: { actor: PurchaseRef }) {
     state.matches('editing') ||
     (tokensOrder && (state.matches('creating') || state.matches('failed') || state.matches('redirecting')));
   const busy = state.matches('creating') || state.matches('redirecting');
-  const typed = typedTokens(amount);
-  const valid = parseTokensInput(amount) !== null;
+  const tokens = parseTokensInput(amount);
   const close = () => actor.send({ type: 'CLOSE' });
   return (
     <Dialog.Root open={open} onOpenChange={(next) => !next && !busy && close()}>
@@ -73,7 +69,7 @@ export function PurchaseModal({ actor }: { actor: PurchaseRef }) {
                   <button
                     key={preset}
                     type="button"
-                    aria-pressed={typed === preset}
+                    aria-pressed={tokens === preset}
                     data-testid={`preset-${preset}`}
                     onClick={() => actor.send({ type: 'AMOUNT.CHANGE', value: String(preset) })}
                     className="rounded-lg border border-slate-300 px-2 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50 aria-pressed:border-indigo-600 aria-pressed:bg-indigo-50 aria-pressed:text-indigo-800"
@@ -108,12 +104,12 @@ export function PurchaseModal({ actor }: { actor: PurchaseRef }) {
               <div>
                 <p className="text-sm text-slate-600">{t('billing:purchase.total')}</p>
                 <p className="text-2xl font-bold text-slate-900" data-testid="purchase-total" aria-live="polite">
-                  {typed !== null ? t('billing:rub', { amount: tokensPrice(typed) }) : '—'}
+                  {tokens !== null ? t('billing:rub', { amount: tokensPrice(tokens) }) : '—'}
                 </p>
               </div>
-              {typed !== null && valid && (
+              {tokens !== null && (
                 <p className="text-sm text-slate-700" data-testid="purchase-estimate">
-                  {t('billing:purchase.estimate', { count: Math.floor(typed / TOKENS_PER_GENERATION_HINT) })}
+                  {t('billing:purchase.estimate', { count: Math.floor(tokens / TOKENS_PER_GENERATION_HINT) })}
                 </p>
               )}
             </div>
@@ -137,7 +133,7 @@ export function PurchaseModal({ actor }: { actor: PurchaseRef }) {
               </button>
               <button
                 type="submit"
-                disabled={busy}
+                disabled={busy || problem !== null}
                 data-testid="purchase-pay"
                 className="rounded-lg bg-indigo-600 px-4 py-2 text-sm font-semibold text-white hover:bg-indigo-700 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-offset-2 focus-visible:outline-none disabled:opacity-60"
               >
@@ -145,8 +141,8 @@ export function PurchaseModal({ actor }: { actor: PurchaseRef }) {
                   ? t('billing:purchase.creating')
                   : state.matches('redirecting')
                     ? t('billing:purchase.redirecting')
-                    : typed !== null
-                      ? t('billing:purchase.pay', { price: tokensPrice(typed) })
+                    : tokens !== null
+                      ? t('billing:purchase.pay', { price: tokensPrice(tokens) })
                       : t('billing:purchase.payPlain')}
               </button>
             </div>
