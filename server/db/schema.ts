@@ -262,8 +262,49 @@ export const payments = pgTable(
     index('payments_user_created_idx').on(t.userId, t.createdAt),
     uniqueIndex('payments_provider_payment_key').on(t.providerPaymentId),
     uniqueIndex('payments_renewal_key').on(t.subscriptionId, t.period, t.attempt),
+    // One first payment (pro's card check or a first month) waits per subscription at a time,
+    // whatever the tabs or instances: a second create reuses or supersedes it (issue #25).
+    uniqueIndex('payments_first_pending_key')
+      .on(t.subscriptionId)
+      .where(sql`status = 'pending' and purpose in ('trial_verification', 'subscription_first')`),
     index('payments_pending_idx').on(t.status, t.createdAt),
     check('payments_amount_positive', sql`${t.amountKopecks} > 0`),
+  ],
+);
+
+/**
+ * Refunds of our payments as the provider reports them: the ones we ask for (pro's 1 RUB card
+ * check, `origin` ours, one row per attempt: a canceled one is retried under a new key) and the
+ * ones made elsewhere (the shop's dashboard) that a `refund.succeeded` notification tells of.
+ * `settled_at` is set once, with the ledger row taking back what the refunded amount paid for;
+ * what was already spent is `tokens_unrecovered`, for the operator (`npm run admin -- refunds`).
+ */
+export const paymentRefunds = pgTable(
+  'payment_refunds',
+  {
+    id: serial('id').primaryKey(),
+    paymentId: text('payment_id')
+      .notNull()
+      .references(() => payments.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    providerRefundId: text('provider_refund_id').notNull(),
+    origin: text('origin', { enum: ['ours', 'provider'] }).notNull(),
+    attempt: integer('attempt').notNull().default(0),
+    status: text('status', { enum: ['pending', 'succeeded', 'canceled'] }).notNull(),
+    amountKopecks: integer('amount_kopecks').notNull(),
+    cancellationReason: text('cancellation_reason'),
+    tokensTaken: integer('tokens_taken').notNull().default(0),
+    tokensUnrecovered: integer('tokens_unrecovered').notNull().default(0),
+    settledAt: timestamp('settled_at', { withTimezone: true }),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('payment_refunds_provider_key').on(t.providerRefundId),
+    uniqueIndex('payment_refunds_attempt_key').on(t.paymentId, t.attempt).where(sql`origin = 'ours'`),
+    index('payment_refunds_payment_idx').on(t.paymentId),
+    index('payment_refunds_status_idx').on(t.status),
   ],
 );
 
