@@ -183,6 +183,11 @@ export const messages = pgTable(
     content: text('content').notNull(),
     model: text('model'),
     tokensUsed: integer('tokens_used'),
+    /**
+     * Why an assistant reply is not an ordinary complete answer: the model refused, it was cut
+     * at the length limit, or the provider's filter stopped it. Null: it ended normally.
+     */
+    ending: text('ending', { enum: ['refusal', 'length', 'content_filter'] }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('messages_conversation_idx').on(t.conversationId, t.id)],
