@@ -207,7 +207,11 @@ export const createPaymentReplySchema = z.object({
 
 export const paymentSchema = z.object({
   id: z.string(),
-  status: z.enum(PAYMENT_STATUSES),
+  /**
+   * pending, succeeded or canceled; any other status the provider may report is kept as it is,
+   * and the payment page says "Unknown payment status." (SPEC 4) rather than failing the check.
+   */
+  status: z.union([z.enum(PAYMENT_STATUSES), z.string()]),
   packageType: z.enum(PACKAGE_TYPES),
   tokensAmount: z.number().int(),
   amount: rubAmountSchema,

@@ -26,6 +26,8 @@ export interface PaymentStatusInput {
 
 export interface PaymentStatusContext {
   paymentId: string | null;
+  /** The return address's status, read only when there is no payment to confirm. */
+  hint: string | null;
   payment: Payment | null;
   message: PaymentStatusMessage | null;
   checks: number;
@@ -37,8 +39,8 @@ export const DEFAULT_MAX_CHECKS = 30;
 export const RECHECK_INTERVAL_MS = 2000;
 
 /**
- * SPEC section 2 "Payment status page" and 4 "Payment page": loading, success, failed. The
- * query's status is only a hint: the page confirms with GET /api/payments/{id}; while the
+ * SPEC section 2 "Payment status page" and 4 "Payment page": loading, success, failed. With a
+ * payment id the query's status is only a hint: the page confirms with GET /api/payments/{id}; while the
  * provider has not decided it keeps checking for a while, then offers to check again.
  */
 export const paymentStatusMachine = setup({
@@ -69,6 +71,9 @@ export const paymentStatusMachine = setup({
   },
   guards: {
     noPaymentId: ({ context }) => context.paymentId === null,
+    /** No payment to confirm, and the return address says this status. */
+    unconfirmed: ({ context }, params: { status: string }) =>
+      context.paymentId === null && context.hint === params.status,
     succeeded: (_, params: { payment: Payment }) => params.payment.status === 'succeeded',
     canceled: (_, params: { payment: Payment }) => params.payment.status === 'canceled',
     pending: (_, params: { payment: Payment }) => params.payment.status === 'pending',
@@ -79,6 +84,7 @@ export const paymentStatusMachine = setup({
   id: 'paymentStatus',
   context: ({ input }) => ({
     paymentId: input.paymentId?.trim() ? input.paymentId.trim() : null,
+    hint: input.status ?? null,
     payment: null,
     message: null,
     checks: 0,
@@ -87,12 +93,21 @@ export const paymentStatusMachine = setup({
   initial: 'loading',
   states: {
     loading: {
-      // Without a payment id there is nothing to confirm.
-      always: {
-        guard: 'noPaymentId',
-        target: 'failed',
-        actions: { type: 'setMessage', params: { message: paymentStatusMessages.unknown } },
-      },
+      // Without a payment id there is nothing to confirm: SPEC 4's rule for the status value
+      // (success; failed; anything else is an unknown status).
+      always: [
+        { guard: { type: 'unconfirmed', params: { status: 'success' } }, target: 'success' },
+        {
+          guard: { type: 'unconfirmed', params: { status: 'failed' } },
+          target: 'failed',
+          actions: { type: 'setMessage', params: { message: paymentStatusMessages.failed } },
+        },
+        {
+          guard: 'noPaymentId',
+          target: 'failed',
+          actions: { type: 'setMessage', params: { message: paymentStatusMessages.unknown } },
+        },
+      ],
       initial: 'checking',
       states: {
         checking: {

@@ -113,10 +113,13 @@ interface Facts {
   balance: number;
 }
 
-function factsOf(events: readonly AnyEventObject[], paymentId: string | null): Facts {
-  // SPEC section 4: without a payment there is nothing to confirm: failed, unknown status.
+function factsOf(events: readonly AnyEventObject[], paymentId: string | null, status: string): Facts {
+  // SPEC section 4 without a payment to confirm: success (status=success), failed (status=failed
+  // or anything else, "Unknown payment status."); #26: status=failed says "Payment failed.".
   if (paymentId === null) {
-    return { outcome: 'failed', message: 'unknown', reason: false, checks: 0, balance: BALANCE_BEFORE };
+    const outcome = status === 'success' ? 'success' : 'failed';
+    const message = status === 'success' ? null : status === 'failed' ? 'paymentFailed' : 'unknown';
+    return { outcome, message, reason: false, checks: 0, balance: BALANCE_BEFORE };
   }
   const f: Facts = { outcome: 'checking', message: null, reason: false, checks: 1, balance: BALANCE_BEFORE };
   for (const event of events) {
@@ -152,12 +155,14 @@ const link = (name: string) => screen.getByRole('link', { name });
 
 interface Screen extends OpenApp {
   paymentId: string | null;
+  /** The status the return address carries. */
+  status: string;
   restore(): void;
 }
 
 /** The page in the state the server's answers lead to (SPEC 4), under the header's balance. */
 function shows(ui: Screen, reached: Reached, outcome: Facts['outcome']): Facts {
-  const f = factsOf(reached.events, ui.paymentId);
+  const f = factsOf(reached.events, ui.paymentId, ui.status);
   const text = TEXT[reached.lang];
   expect(f.outcome, 'where the server’s answers lead (SPEC 4), where the chart went').toBe(outcome);
   expect(screen.getByTestId('token-balance').textContent).toBe(text.header(f.balance));
@@ -236,7 +241,7 @@ const sees: ScreenModel<Screen>['sees'] = [
   ],
 ];
 
-function pageModel(query: { paymentId?: string }): ScreenModel<Screen> {
+function pageModel(query: { paymentId?: string; status?: string }): ScreenModel<Screen> {
   return {
     machine: paymentStatusMachine,
     input: query,
@@ -281,10 +286,11 @@ function pageModel(query: { paymentId?: string }): ScreenModel<Screen> {
       const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
       // The provider's return says one thing (ru paths: failed, en paths: success); the
       // server's answer decides (the first ru path is paid, the first en path declined).
-      const search = new URLSearchParams({ ...query, status: lang === 'ru' ? 'failed' : 'success' });
+      const status = query.status ?? (lang === 'ru' ? 'failed' : 'success');
+      const search = new URLSearchParams({ ...query, status });
       const ui = await openApp(`/payment-status?${search.toString()}`, { lang, api });
       await waitFor(() => expect(screen.getByTestId('payment-status')).toBeTruthy(), { timeout: 15_000 });
-      return { ...ui, paymentId: query.paymentId ?? null, restore: () => warn.mockRestore() };
+      return { ...ui, paymentId: query.paymentId ?? null, status, restore: () => warn.mockRestore() };
     },
     close: (ui: Screen) => {
       ui.close();
@@ -313,8 +319,9 @@ function pageModel(query: { paymentId?: string }): ScreenModel<Screen> {
 }
 
 export const model = pageModel({ paymentId: PAYMENT_ID });
-/** The same page opened without a payment id (the chart starts in failed: no paths). */
+/** The same page opened without a payment id (the chart decides at once: no paths). */
 const noIdModel = pageModel({});
+const noIdUnknownModel = pageModel({ status: 'waiting_for_capture' });
 
 describeScreenModel('payment status', model);
 
@@ -328,20 +335,48 @@ async function seeOnce(ui: Screen, value: 'success' | 'failed', events: AnyEvent
 describe('payment status page: what the chart has no path to', () => {
   afterEach(() => cleanup());
 
+  // The ru page opens with status=failed, the en page with status=success (see pageModel).
+  it('[ru] without a payment id, status=failed: Payment Failed, "Payment failed. Please try again.", nothing is asked', async () => {
+    const ui = await noIdModel.open('ru');
+    try {
+      await seeOnce(ui, 'failed', []);
+      expect(screen.getByRole('alert').textContent).toBe(TEXT.ru.paymentFailed);
+      expect(ui.api.sent('GET', /^\/api\/payments\//)).toEqual([]);
+    } finally {
+      noIdModel.close!(ui);
+    }
+  });
+
+  it('[en] without a payment id, status=success: Payment Successful, to the dashboard and to billing, nothing is asked', async () => {
+    const ui = await noIdModel.open('en');
+    try {
+      await waitFor(() => expect(titleText()).toBe(TEXT.en.success));
+      expect(link(TEXT.en.toDashboard).getAttribute('href')).toBe('/dashboard');
+      expect(link(TEXT.en.toBilling).getAttribute('href')).toBe('/billing');
+      // Nothing was confirmed: no amount is claimed, no alert.
+      expect(screen.queryByTestId('payment-status-text')).toBeNull();
+      expect(screen.queryByRole('alert')).toBeNull();
+      expect(ui.api.sent('GET', /^\/api\/payments\//)).toEqual([]);
+    } finally {
+      noIdModel.close!(ui);
+    }
+  });
+
   for (const lang of ['ru', 'en'] as const) {
-    it(`[${lang}] without a payment id: Payment Failed, "Unknown payment status.", nothing is asked`, async () => {
-      const ui = await noIdModel.open(lang);
+    it(`[${lang}] without a payment id, any other status: Payment Failed, "Unknown payment status."`, async () => {
+      const ui = await noIdUnknownModel.open(lang);
       try {
         await seeOnce(ui, 'failed', []);
+        expect(screen.getByRole('alert').textContent).toBe(TEXT[lang].unknown);
         expect(ui.api.sent('GET', /^\/api\/payments\//)).toEqual([]);
       } finally {
-        noIdModel.close!(ui);
+        noIdUnknownModel.close!(ui);
       }
     });
   }
 
   it('[en] Try Again goes to /billing, Go to Dashboard to /dashboard (SPEC 2)', async () => {
-    const ui = await noIdModel.open('en');
+    const ui = await noIdUnknownModel.open('en');
     try {
       await ui.user.click(screen.getByRole('link', { name: TEXT.en.tryAgain }));
       await waitFor(() => expect(ui.location()).toBe('/billing'));
@@ -350,15 +385,13 @@ describe('payment status page: what the chart has no path to', () => {
       await ui.user.click(screen.getByRole('link', { name: TEXT.en.goDashboard }));
       await waitFor(() => expect(ui.location()).toBe('/dashboard'));
     } finally {
-      noIdModel.close!(ui);
+      noIdUnknownModel.close!(ui);
     }
   });
 
-  // SPEC 4: "failed (status=failed or anything else, message "Unknown payment status.")".
-  // KNOWN PRODUCT BUG (reported): a status the page does not know (YooKassa's
-  // waiting_for_capture) is refused by the client's reply schema, so the page says "Error
-  // checking payment status." instead; the chart's own branch for it is never reached.
-  it.fails('[en] a status the page does not know: "Unknown payment status." (SPEC 4)', async () => {
+  // SPEC 4: "failed (status=failed or anything else, message "Unknown payment status.")": a
+  // status the page does not know (YooKassa's waiting_for_capture) is not a failed check.
+  it('[en] a status the page does not know: "Unknown payment status." (SPEC 4)', async () => {
     const ui = await model.open('en');
     try {
       const odd = json({

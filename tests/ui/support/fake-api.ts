@@ -180,7 +180,7 @@ export class FakeApi {
         found = this.held.find((h) => h.request.method === method && matches(matcher, h.request.path));
         if (!found) throw new Error(`no ${method} ${String(matcher)} is waiting for an answer`);
       },
-      { timeout: 2000 },
+      { timeout: 10_000 },
     );
     this.held.splice(this.held.indexOf(found!), 1);
     found!.request.answered = true;
