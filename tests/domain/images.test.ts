@@ -5,6 +5,7 @@ import {
   canSubmitGeneration,
   coreGenerationBodySchema,
   DEFAULT_SDXL_SIZE,
+  firstIssue,
   firstIssueMessage,
   generationBodySchemas,
   IMAGE_MODEL_IDS,
@@ -381,6 +382,86 @@ describe('request body schemas (SPEC section 7 payloads)', () => {
 
   it('keys the schemas by model id', () => {
     expect(Object.keys(generationBodySchemas)).toEqual(['original', 'ultra', 'core', 'sd3']);
+  });
+});
+
+describe('firstIssue: several fields wrong at once (SPEC section 5 order)', () => {
+  // Issues as zod reports them, in any order: the one for the field SPEC checks first wins.
+  const issue = (field: string | undefined, message = `${field ?? 'body'} is wrong`) => ({
+    path: field === undefined ? [] : [field],
+    message,
+  });
+  // SPEC 5: prompt (1, 2), negative prompt (3), seed (4), size (6), aspect ratio (7),
+  // variant (8); the style preset is not a SPEC rule and comes after them.
+  const specOrder = ['prompt', 'negative_prompt', 'seed', 'width', 'aspect_ratio', 'model', 'style_preset'];
+
+  it('picks the field SPEC lists first, whatever order the issues come in', () => {
+    for (let first = 0; first < specOrder.length; first += 1) {
+      const later = specOrder.slice(first);
+      const reversed = [...later].reverse().map((field) => issue(field));
+      expect(firstIssue({ issues: reversed })?.message).toBe(`${specOrder[first]} is wrong`);
+      // A rotation puts the winner in the middle of the list.
+      const rotated = [...later.slice(1, 3), later[0], ...later.slice(3)].map((field) => issue(field));
+      expect(firstIssueMessage({ issues: rotated })).toBe(`${specOrder[first]} is wrong`);
+    }
+  });
+
+  it('ranks height with width (rule 6: one image size)', () => {
+    const sizeFirst = firstIssue({ issues: [issue('aspect_ratio'), issue('height'), issue('style_preset')] });
+    expect(sizeFirst?.message).toBe('height is wrong');
+    expect(firstIssue({ issues: [issue('height'), issue('seed')] })?.message).toBe('seed is wrong');
+    // Width and height of one size: the first reported stays first.
+    expect(firstIssue({ issues: [issue('height'), issue('width')] })?.message).toBe('height is wrong');
+    expect(firstIssue({ issues: [issue('width'), issue('height')] })?.message).toBe('width is wrong');
+  });
+
+  it('keeps the schema order within one field (required before too long)', () => {
+    const issues = [
+      issue('seed'),
+      issue('prompt', 'Prompt is required'),
+      issue('prompt', 'Prompt must be less than 2000 characters'),
+    ];
+    expect(firstIssueMessage({ issues })).toBe('Prompt is required');
+    expect(
+      firstIssue({ issues: [issue('model', 'one'), issue('model', 'two'), issue('model', 'three')] })?.message,
+    ).toBe('one');
+  });
+
+  it('puts an issue about the whole body (not an object: no prompt) before any field', () => {
+    expect(firstIssueMessage({ issues: [issue('seed'), issue(undefined, 'Prompt is required')] })).toBe(
+      'Prompt is required',
+    );
+    expect(firstIssueMessage({ issues: [issue('prompt'), issue(undefined, 'whole')] })).toBe('whole');
+  });
+
+  it('puts fields SPEC does not rank after the ranked ones, in their own order', () => {
+    expect(firstIssueMessage({ issues: [issue('extra'), issue('style_preset')] })).toBe('style_preset is wrong');
+    expect(firstIssueMessage({ issues: [issue('extra'), issue('other')] })).toBe('extra is wrong');
+    expect(firstIssueMessage({ issues: [{ path: [0], message: 'numeric' }, issue('model')] })).toBe('model is wrong');
+  });
+
+  it('falls back to the SPEC 8 generic text when there is no issue', () => {
+    expect(firstIssue({ issues: [] })).toBeUndefined();
+    expect(firstIssueMessage({ issues: [] })).toBe('Please check your input');
+  });
+
+  it('reports rule order for real schema failures with every field wrong', () => {
+    const allWrong = { prompt: '', negative_prompt: 'n'.repeat(2001), seed: -1, aspect_ratio: 'x', model: 'y' };
+    expect(firstMessage(sd3GenerationBodySchema, allWrong)).toBe(M.promptRequired);
+    expect(firstMessage(sd3GenerationBodySchema, { ...allWrong, prompt: 'a' })).toBe(M.negativeTooLong);
+    expect(firstMessage(sd3GenerationBodySchema, { ...allWrong, prompt: 'a', negative_prompt: null })).toBe(M.seed);
+    expect(
+      firstMessage(originalGenerationBodySchema, {
+        style_preset: 'bad',
+        height: 1024,
+        width: 1,
+        seed: 'x',
+        prompt: 'a',
+      }),
+    ).toBe(M.seed);
+    expect(firstMessage(originalGenerationBodySchema, { style_preset: 'bad', height: 1024, prompt: 'a' })).toBe(
+      M.sizeRequired,
+    );
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { safeRedirectPath, sameOriginUrl } from '../../src/domain/redirect';
+import { REDIRECT_MAX_LENGTH, safeRedirectPath, sameOriginUrl } from '../../src/domain/redirect';
 
 const APP = 'https://app.example.com';
 const FALLBACK = '/dashboard';
@@ -137,5 +137,123 @@ describe('safeRedirectPath', () => {
       expect(result.startsWith('//') || result.startsWith('/\\')).toBe(false);
       expect(new URL(result, APP).origin).toBe(APP);
     }
+  });
+});
+
+// README, "Hardening": the value must be an absolute path or an http(s) URL on APP_URL's
+// origin, with no controls, spaces, backslashes, dot segments, encoded dots or slashes, or
+// userinfo; anything else falls back. The product brief's rule behind it: redirects stay
+// on our origin.
+describe('safeRedirectPath, the README rules one at a time', () => {
+  it.each([
+    // A dot segment at the end of the path, where no slash follows it.
+    ['/chat/.'],
+    ['/chat/..'],
+    ['/chat/..?x=1'],
+    ['/chat/.#top'],
+    ['/%2e'],
+    ['/chat/%2E%2E'],
+    // An absolute URL on our origin gets the same path rules as an absolute path.
+    ['https://app.example.com/a/../dashboard'],
+    ['https://app.example.com/a/./dashboard'],
+    ['https://app.example.com/chat/..'],
+    ['https://app.example.com/%2e%2e/dashboard'],
+    ['https://app.example.com/%2F%2Fevil.com'],
+    ['https://app.example.com//evil.com'],
+    ['https://app.example.com/%252e%252e/dashboard'],
+    // Userinfo, even an empty one.
+    ['https://@app.example.com/dashboard'],
+    ['https://:@app.example.com/dashboard'],
+    ['https://user@app.example.com'],
+    ['https://user:secret@app.example.com?x=1'],
+    // Controls and spaces anywhere, the query and the fragment included.
+    ['/dashboard?q=a b'],
+    ['/dashboard?q=a\tb'],
+    ['/dashboard?x=1\r\nSet-Cookie: a=b'],
+    ['/dashboard#top\n'],
+    ['https://app.example.com/dashboard?q=\u0000'],
+    // Backslashes in the query are backslashes too.
+    ['/dashboard?next=\\\\evil.com'],
+    // Relative paths, even when an address of ours appears later in them.
+    ['chat/https://app.example.com/'],
+    ['dashboard?https://app.example.com/'],
+    ['x//app.example.com/'],
+    ['xhttps://app.example.com/dashboard'],
+  ])('refuses %j', (value) => {
+    expect(safeRedirectPath(value, APP, FALLBACK)).toBe(FALLBACK);
+    expect(sameOriginUrl(value, APP)).toBeNull();
+  });
+
+  it.each([
+    // An @ in the path, query or fragment is not userinfo.
+    ['https://app.example.com/gallery?q=me@example.com', '/gallery?q=me@example.com'],
+    ['https://app.example.com/gallery#me@example.com', '/gallery#me@example.com'],
+    ['/gallery?q=me@example.com', '/gallery?q=me@example.com'],
+    // A query or fragment straight after the host.
+    ['https://app.example.com?page=2', '/?page=2'],
+    ['https://app.example.com#top', '/#top'],
+    // Dots inside a segment are not dot segments.
+    ['/images/cat.png', '/images/cat.png'],
+    ['/a/..b/c...', '/a/..b/c...'],
+    ['https://app.example.com/v1.2/x', '/v1.2/x'],
+  ])('keeps %j', (value, expected) => {
+    expect(safeRedirectPath(value, APP, FALLBACK)).toBe(expected);
+  });
+
+  it('keeps addresses on an http origin (the default APP_URL is http://localhost:$PORT)', () => {
+    const local = 'http://localhost:5173';
+    expect(safeRedirectPath('http://localhost:5173/chat/3?x=1', local, FALLBACK)).toBe('/chat/3?x=1');
+    expect(safeRedirectPath('HTTP://localhost:5173/gallery', local, FALLBACK)).toBe('/gallery');
+    expect(safeRedirectPath('/chat/3', local, FALLBACK)).toBe('/chat/3');
+    expect(sameOriginUrl('http://localhost:5173/chat/3', local)?.href).toBe('http://localhost:5173/chat/3');
+    // The https twin, another port or another host is another origin.
+    expect(safeRedirectPath('https://localhost:5173/chat/3', local, FALLBACK)).toBe(FALLBACK);
+    expect(safeRedirectPath('http://localhost:5174/chat/3', local, FALLBACK)).toBe(FALLBACK);
+    expect(safeRedirectPath('http://localhost.evil.com:5173/chat/3', local, FALLBACK)).toBe(FALLBACK);
+  });
+
+  it('answers for values no parser makes sense of, without throwing', () => {
+    for (const value of [
+      '/%',
+      '/%zz',
+      '/chat/%E0%A4%A',
+      '/%C0%AF',
+      'https://app.example.com/%',
+      'https://app.example.com:99999/dashboard',
+      'https://[/dashboard',
+      'https://app.example.com:x/',
+    ]) {
+      let result = '';
+      expect(() => {
+        result = safeRedirectPath(value, APP, FALLBACK);
+      }).not.toThrow();
+      expect(result).toBe(FALLBACK);
+      expect(sameOriginUrl(value, APP)).toBeNull();
+    }
+  });
+
+  it('falls back when the app address itself is not an address', () => {
+    expect(sameOriginUrl('/dashboard', 'not a url')).toBeNull();
+    expect(sameOriginUrl('/dashboard', '')).toBeNull();
+    expect(safeRedirectPath('/dashboard', 'not a url', FALLBACK)).toBe(FALLBACK);
+    // An absolute address cannot be on an origin that is not there.
+    expect(sameOriginUrl('https://app.example.com/dashboard', 'not a url')).toBeNull();
+    expect(safeRedirectPath('https://app.example.com/dashboard', 'app.example.com', FALLBACK)).toBe(FALLBACK);
+  });
+
+  it('sameOriginUrl answers null for what is not a string, as safeRedirectPath does', () => {
+    // Called from plain JavaScript (a query value may be an array or missing).
+    const untyped = sameOriginUrl as (value: unknown, appUrl: string) => URL | null;
+    for (const value of [undefined, null, 42, {}, ['/dashboard'], true]) {
+      expect(untyped(value, APP)).toBeNull();
+    }
+  });
+
+  it('takes an address up to REDIRECT_MAX_LENGTH characters and refuses a longer one', () => {
+    expect(REDIRECT_MAX_LENGTH).toBeGreaterThanOrEqual(2000);
+    const longest = '/gallery?q=' + 'a'.repeat(REDIRECT_MAX_LENGTH - '/gallery?q='.length);
+    expect(longest).toHaveLength(REDIRECT_MAX_LENGTH);
+    expect(safeRedirectPath(longest, APP, FALLBACK)).toBe(longest);
+    expect(safeRedirectPath(`${longest}a`, APP, FALLBACK)).toBe(FALLBACK);
   });
 });
