@@ -11,6 +11,8 @@ export type LedgerReason =
   | 'purchase'
   | 'subscription_grant'
   | 'subscription_expiry'
+  /** Tokens a payment refunded at the provider (the shop's dashboard) had paid for, taken back. */
+  | 'payment_refund'
   /** An operator's grant or take (`npm run admin`); the reference carries the reason. */
   | 'admin_grant'
   | 'admin_take';

@@ -1,16 +1,51 @@
 import { and, count, desc, eq, inArray, isNull, notInArray, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import { chatRequests, generationRequests, payments, subscriptions, tokenLedger, users } from '../db/schema';
+import {
+  chatRequests,
+  generationRequests,
+  paymentRefunds,
+  payments,
+  subscriptions,
+  tokenLedger,
+  users,
+} from '../db/schema';
 
 export type PaymentRow = typeof payments.$inferSelect;
 export type NewPayment = typeof payments.$inferInsert;
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
+export type RefundRow = typeof paymentRefunds.$inferSelect;
+export type NewRefund = typeof paymentRefunds.$inferInsert;
 
 export async function insertPayment(db: Executor, row: NewPayment): Promise<PaymentRow> {
   const rows = await db.insert(payments).values(row).returning();
   const stored = rows[0];
   if (!stored) throw new Error('payment insert returned no row');
   return stored;
+}
+
+/**
+ * A subscription's first payment (pro's card check or a first month), unless one is pending for
+ * the subscription already (`payments_first_pending_key`): then undefined, whichever instance
+ * or tab wrote the other.
+ */
+export async function insertFirstPayment(db: Executor, row: NewPayment): Promise<PaymentRow | undefined> {
+  const rows = await db.insert(payments).values(row).onConflictDoNothing().returning();
+  return rows[0];
+}
+
+/** The subscription's first payment waiting for the customer, if any. */
+export async function pendingFirstPayment(db: Executor, subscriptionId: number): Promise<PaymentRow | undefined> {
+  const rows = await db
+    .select()
+    .from(payments)
+    .where(
+      and(
+        eq(payments.subscriptionId, subscriptionId),
+        eq(payments.status, 'pending'),
+        inArray(payments.purpose, ['trial_verification', 'subscription_first']),
+      ),
+    );
+  return rows[0];
 }
 
 /**
@@ -298,8 +333,8 @@ export async function setUserSubscription(
     .where(eq(users.id, userId));
 }
 
-/** Reasons that are not spending: money in, subscription grants and expiries. */
-const NOT_SPENDING = ['purchase', 'subscription_grant', 'subscription_expiry', 'signup_bonus'];
+/** Reasons that are not spending: money in (and out again), subscription grants and expiries. */
+const NOT_SPENDING = ['purchase', 'subscription_grant', 'subscription_expiry', 'signup_bonus', 'payment_refund'];
 
 /** Tokens spent (net of refunds) after ledger row `afterId`. */
 export async function spentSince(db: Executor, userId: number, afterId: number): Promise<number> {
@@ -379,4 +414,69 @@ export async function listLedger(
     .offset((page - 1) * limit);
   const totals = await db.select({ n: count() }).from(tokenLedger).where(eq(tokenLedger.userId, userId));
   return { rows, total: Number(totals[0]?.n ?? 0) };
+}
+
+// --- refunds -----------------------------------------------------------------------------
+
+/** Our payment's refunds, oldest attempt first. */
+export async function refundsOf(db: Executor, paymentId: string): Promise<RefundRow[]> {
+  return db
+    .select()
+    .from(paymentRefunds)
+    .where(eq(paymentRefunds.paymentId, paymentId))
+    .orderBy(paymentRefunds.attempt, paymentRefunds.id);
+}
+
+export async function refundsOfPayments(db: Executor, paymentIds: string[]): Promise<RefundRow[]> {
+  if (paymentIds.length === 0) return [];
+  return db
+    .select()
+    .from(paymentRefunds)
+    .where(inArray(paymentRefunds.paymentId, paymentIds))
+    .orderBy(paymentRefunds.id);
+}
+
+/**
+ * Records the provider's word on a refund: the row once (keyed by the provider's id), and its
+ * status while it is pending (succeeded and canceled are final).
+ */
+export async function upsertRefund(db: Executor, row: NewRefund): Promise<RefundRow> {
+  await db.insert(paymentRefunds).values(row).onConflictDoNothing();
+  await db
+    .update(paymentRefunds)
+    .set({ status: row.status, cancellationReason: row.cancellationReason ?? null, updatedAt: new Date() })
+    .where(and(eq(paymentRefunds.providerRefundId, row.providerRefundId), eq(paymentRefunds.status, 'pending')));
+  const rows = await db.select().from(paymentRefunds).where(eq(paymentRefunds.providerRefundId, row.providerRefundId));
+  const stored = rows[0];
+  if (!stored) throw new Error(`refund ${row.providerRefundId} not recorded`);
+  return stored;
+}
+
+/** Marks a succeeded refund settled, once; the caller writes its ledger row in the same transaction. */
+export async function claimRefundSettlement(db: Executor, providerRefundId: string): Promise<RefundRow | undefined> {
+  const rows = await db
+    .update(paymentRefunds)
+    .set({ settledAt: new Date(), updatedAt: new Date() })
+    .where(
+      and(
+        eq(paymentRefunds.providerRefundId, providerRefundId),
+        eq(paymentRefunds.status, 'succeeded'),
+        isNull(paymentRefunds.settledAt),
+      ),
+    )
+    .returning();
+  return rows[0];
+}
+
+export async function setRefundTokens(db: Executor, id: number, taken: number, unrecovered: number): Promise<void> {
+  await db
+    .update(paymentRefunds)
+    .set({ tokensTaken: taken, tokensUnrecovered: unrecovered, updatedAt: new Date() })
+    .where(eq(paymentRefunds.id, id));
+}
+
+/** The user's balance, locked until the transaction ends (nothing spends it meanwhile). */
+export async function lockBalance(db: Executor, userId: number): Promise<number> {
+  const rows = await db.select({ balance: users.tokensAmount }).from(users).where(eq(users.id, userId)).for('update');
+  return rows[0]?.balance ?? 0;
 }

@@ -138,7 +138,8 @@ export function paymentRoutes(
         return reply.status(200).send({ success: true });
       }
       try {
-        await payments.notified(parsed.data.object.id);
+        // payment.* carries a payment, refund.succeeded a refund: the service re-reads either.
+        await payments.notified(parsed.data.object.id, parsed.data.event);
       } catch (error) {
         // Not settled (the provider could not be asked): a non-200 makes YooKassa deliver again.
         request.log.error({ err: error }, 'payment notification could not be settled');

@@ -25,7 +25,12 @@ import type { Db, Executor } from '../db/client';
 import { AppError } from '../errors';
 import { balanceOf, findEntryByKey } from '../ledger/repository';
 import type { LedgerService } from '../ledger/service';
-import { PaymentProviderError, type PaymentProvider, type ProviderPayment } from '../providers/payments/types';
+import {
+  PaymentProviderError,
+  type PaymentProvider,
+  type ProviderPayment,
+  type ProviderRefund,
+} from '../providers/payments/types';
 import * as repo from './repository';
 import type { PaymentRow, SubscriptionRow } from './repository';
 
@@ -94,21 +99,78 @@ export class PaymentsService {
     const returnPath = this.returnPathOf(parsed.data.returnUrl);
     const planId = parsed.data.plan;
     const plan = PLANS[planId];
-    const subscription = await repo.openIncomplete(this.db, user.id, planId);
-    if (!subscription) throw new AppError('SUBSCRIPTION_EXISTS');
-    const trial = plan.trialDays > 0 && !subscription.trialUsed;
-    return this.open(user, {
-      packageType: planId,
-      purpose: trial ? 'trial_verification' : 'subscription_first',
-      subscriptionId: subscription.id,
-      tokensAmount: plan.tokensPerMonth,
-      amountKopecks: trial ? TRIAL_VERIFICATION_KOPECKS : (plan.priceKopecks ?? 0),
-      description: trial
-        ? `${plan.name} trial: card check, refunded`
-        : `${plan.name} subscription, ${SUBSCRIPTION_PERIOD_MONTHS} month`,
-      returnPath,
-      savePaymentMethod: true,
+    // One first payment waits per subscription (a unique index, so across tabs and instances):
+    // the same plan again gets the payment already opened, another plan supersedes it. Only
+    // the payment that starts the subscription grants anything (startSubscription).
+    for (let round = 0; round < 5; round += 1) {
+      const subscription = await repo.openIncomplete(this.db, user.id, planId);
+      if (!subscription) throw new AppError('SUBSCRIPTION_EXISTS');
+      const trial = plan.trialDays > 0 && !subscription.trialUsed;
+      const purpose = trial ? 'trial_verification' : 'subscription_first';
+      const amountKopecks = trial ? TRIAL_VERIFICATION_KOPECKS : (plan.priceKopecks ?? 0);
+      const pending = await repo.pendingFirstPayment(this.db, subscription.id);
+      if (pending) {
+        const same =
+          pending.packageType === planId && pending.purpose === purpose && pending.amountKopecks === amountKopecks;
+        if (same && (await this.stillOpen(pending))) return this.resume(user, pending);
+        // Another plan, or a payment the provider has closed or decided meanwhile: look again.
+        if (!same) await repo.markCanceled(this.db, pending.id, 'superseded');
+        continue;
+      }
+      const row = await repo.insertFirstPayment(this.db, {
+        id: randomUUID(),
+        userId: user.id,
+        provider: this.provider.kind,
+        packageType: planId,
+        purpose,
+        subscriptionId: subscription.id,
+        tokensAmount: plan.tokensPerMonth,
+        amountKopecks,
+        description: trial
+          ? `${plan.name} trial: card check, refunded`
+          : `${plan.name} subscription, ${SUBSCRIPTION_PERIOD_MONTHS} month`,
+        returnPath,
+      });
+      // Another tab or instance wrote its first payment a moment earlier: the next round reuses it.
+      if (!row) continue;
+      return this.createAtProvider(user, row, true);
+    }
+    throw new AppError('PAYMENT_PROVIDER_ERROR', undefined, {
+      cause: new Error('first payment: no stable pending payment after 5 rounds'),
     });
+  }
+
+  /**
+   * Whether a pending first payment can be offered again: a fresh one yes; an older one is
+   * re-read first (the customer may have paid or the provider closed it since).
+   */
+  private async stillOpen(pending: PaymentRow): Promise<boolean> {
+    const age = Date.now() - pending.createdAt.getTime();
+    if (pending.providerPaymentId === null || age < this.options.recheckAfterMs) return true;
+    try {
+      const current = await this.refresh(pending);
+      return current?.status === 'pending';
+    } catch (error) {
+      this.log.warn({ err: error, paymentId: pending.id }, 'pending first payment could not be re-read; offered again');
+      return true;
+    }
+  }
+
+  /**
+   * The payment another tab opened: its confirmation address, or (while that tab still waits
+   * for the provider) the same create under the same Idempotence-Key, which gives the same
+   * provider payment.
+   */
+  private async resume(user: PayingUser, row: PaymentRow): Promise<CreatePaymentResponse> {
+    if (row.confirmationUrl) {
+      return {
+        paymentId: row.id,
+        confirmationUrl: row.confirmationUrl,
+        amount: formatRub(row.amountKopecks),
+        currency: 'RUB',
+      };
+    }
+    return this.createAtProvider(user, row, true);
   }
 
   async getPayment(userId: number, id: string): Promise<Payment> {
@@ -143,7 +205,10 @@ export class PaymentsService {
    * only the id is taken from it; the payment itself is re-read from the provider.
    * Unknown payments are ignored.
    */
-  async notified(providerPaymentId: string): Promise<void> {
+  async notified(providerObjectId: string, event = 'payment.succeeded'): Promise<void> {
+    // refund.succeeded carries a refund (its id, and the payment in payment_id).
+    if (event.startsWith('refund.')) return this.refundNotified(providerObjectId);
+    const providerPaymentId = providerObjectId;
     const row = await repo.findByProviderId(this.db, providerPaymentId);
     if (!row) {
       this.log.warn({ providerPaymentId }, 'notification for an unknown payment ignored');
@@ -226,6 +291,15 @@ export class PaymentsService {
     const sub = payment.subscriptionId === null ? undefined : await repo.lockSubscription(tx, payment.subscriptionId);
     if (!sub) throw new Error(`payment ${payment.id}: no subscription`);
     const plan = PLANS[payment.packageType as SubscriptionPlanId];
+    if (payment.purpose === 'trial_verification' && (sub.status !== 'incomplete' || sub.trialUsed)) {
+      // A card check that does not start the subscription (another one did, or the trial was
+      // had): it is refunded like every check and grants nothing. One trial per user.
+      this.log.warn(
+        { paymentId: payment.id, subscriptionId: sub.id, status: sub.status },
+        'a second trial card check was paid: refunded, nothing granted',
+      );
+      return;
+    }
     if (sub.status !== 'incomplete') {
       // A second first payment (two tabs): the subscription runs already. The money buys
       // the plan's tokens rather than being lost.
@@ -386,20 +460,137 @@ export class PaymentsService {
     });
   }
 
-  /** The 1 RUB card check goes back at once; the reconciler retries a refund that failed. */
+  /**
+   * The 1 RUB card check goes back at once, and is followed until the provider says the refund
+   * succeeded: a pending refund is re-read (by the reconciler), a canceled one is asked for
+   * again under a new Idempotence-Key, a call that failed is repeated under the same key.
+   */
   private async refundTrialCheck(payment: PaymentRow): Promise<void> {
     if (payment.providerPaymentId === null || payment.refundedAt !== null) return;
     try {
-      await this.provider.refund({
-        idempotenceKey: `refund:${payment.id}`,
+      const last = (await repo.refundsOf(this.db, payment.id)).filter((r) => r.origin === 'ours').at(-1);
+      if (last?.status === 'succeeded') {
+        await repo.markRefunded(this.db, payment.id);
+        return;
+      }
+      if (last?.status === 'pending') {
+        const remote = await this.provider.getRefund(last.providerRefundId);
+        await this.applyRefund(payment, remote, 'ours', last.attempt);
+        if (remote.status !== 'canceled') return;
+      }
+      const attempt = last ? last.attempt + 1 : 0;
+      const remote = await this.provider.refund({
+        idempotenceKey: attempt === 0 ? `refund:${payment.id}` : `refund:${payment.id}:${attempt}`,
         providerPaymentId: payment.providerPaymentId,
         amountKopecks: payment.amountKopecks,
         description: 'Trial card check refund',
       });
-      await repo.markRefunded(this.db, payment.id);
+      await this.applyRefund(payment, remote, 'ours', attempt);
+      if (remote.status !== 'succeeded') {
+        this.log.warn(
+          { paymentId: payment.id, refundId: remote.id, status: remote.status, reason: remote.cancellationReason },
+          'trial card check refund not succeeded yet; followed by the reconciler',
+        );
+      }
     } catch (error) {
       this.log.warn({ err: error, paymentId: payment.id }, 'trial card check refund failed; retried later');
     }
+  }
+
+  /**
+   * A `refund.*` notification: only the refund's id is taken from it; the refund is re-read
+   * from the provider, and its `payment_id` names the payment.
+   */
+  private async refundNotified(providerRefundId: string): Promise<void> {
+    let remote: ProviderRefund;
+    try {
+      remote = await this.provider.getRefund(providerRefundId);
+    } catch (error) {
+      if (error instanceof PaymentProviderError && error.kind === 'not_found') {
+        this.log.warn({ providerRefundId }, 'notification for a refund the provider does not know: ignored');
+        return;
+      }
+      throw error;
+    }
+    const payment = await repo.findByProviderId(this.db, remote.paymentId);
+    if (!payment) {
+      this.log.warn({ providerRefundId, providerPaymentId: remote.paymentId }, 'refund of an unknown payment ignored');
+      return;
+    }
+    const ours = (await repo.refundsOf(this.db, payment.id)).find((r) => r.providerRefundId === remote.id);
+    await this.applyRefund(payment, remote, ours?.origin ?? 'provider', ours?.attempt ?? 0);
+  }
+
+  /**
+   * Records a refund's state and, once it has succeeded, settles it once: the tokens the
+   * refunded amount paid for are taken back with a ledger row, as far as the balance allows;
+   * the rest (already spent) stays recorded on the refund for the operator. A card check
+   * bought nothing, so its refund takes nothing.
+   */
+  private async applyRefund(
+    payment: PaymentRow,
+    remote: ProviderRefund,
+    origin: 'ours' | 'provider',
+    attempt: number,
+  ): Promise<void> {
+    if (remote.paymentId !== payment.providerPaymentId) {
+      throw new Error(`payment ${payment.id}: refund ${remote.id} is for ${remote.paymentId}`);
+    }
+    await repo.upsertRefund(this.db, {
+      paymentId: payment.id,
+      userId: payment.userId,
+      providerRefundId: remote.id,
+      origin,
+      attempt,
+      status: remote.status,
+      amountKopecks: remote.amountKopecks,
+      cancellationReason: remote.cancellationReason,
+    });
+    if (remote.status !== 'succeeded') return;
+    if (payment.purpose === 'trial_verification') {
+      await repo.markRefunded(this.db, payment.id);
+      await this.db.transaction((tx) => repo.claimRefundSettlement(tx, remote.id));
+      return;
+    }
+    let current: PaymentRow = payment;
+    if (current.creditedAt === null) current = (await this.refresh(current)) ?? current;
+    const paid = current;
+    if (paid.creditedAt === null) {
+      this.log.error(
+        { paymentId: paid.id, refundId: remote.id },
+        'refund of a payment never credited: nothing to take',
+      );
+    }
+    const due =
+      paid.creditedAt === null || paid.amountKopecks <= 0
+        ? 0
+        : Math.min(paid.tokensAmount, Math.floor((paid.tokensAmount * remote.amountKopecks) / paid.amountKopecks));
+    await this.db.transaction(async (tx) => {
+      const claimed = await repo.claimRefundSettlement(tx, remote.id);
+      if (!claimed || due <= 0) return;
+      const balance = await repo.lockBalance(tx, paid.userId);
+      const taken = Math.min(due, balance);
+      if (taken > 0) {
+        await this.ledger.charge(
+          {
+            userId: paid.userId,
+            amount: taken,
+            reason: 'payment_refund',
+            reference: `payment:${paid.id}`,
+            idempotencyKey: `payment_refund:${remote.id}`,
+          },
+          () => 'refund take-back exceeds the balance',
+          tx,
+        );
+      }
+      await repo.setRefundTokens(tx, claimed.id, taken, due - taken);
+      if (due > taken) {
+        this.log.warn(
+          { paymentId: paid.id, refundId: remote.id, userId: paid.userId, due, taken, unrecovered: due - taken },
+          'refunded payment: tokens already spent could not be taken back (npm run admin -- refunds)',
+        );
+      }
+    });
   }
 
   // --- subscription reads and cancel ----------------------------------------------------
@@ -528,14 +719,36 @@ export class PaymentsService {
     });
     let remote: ProviderPayment;
     if (payment.providerPaymentId === null) {
-      remote = await this.provider.createPayment({
-        idempotenceKey: `payment:${payment.id}`,
-        amountKopecks: payment.amountKopecks,
-        description: payment.description,
-        metadata: { paymentId: payment.id, userId: String(user.id) },
-        paymentMethodId: sub.paymentMethodId ?? undefined,
-        customerEmail: await this.emailOf(user.id),
-      });
+      try {
+        remote = await this.provider.createPayment({
+          idempotenceKey: `payment:${payment.id}`,
+          amountKopecks: payment.amountKopecks,
+          description: payment.description,
+          metadata: { paymentId: payment.id, userId: String(user.id) },
+          paymentMethodId: sub.paymentMethodId ?? undefined,
+          customerEmail: await this.emailOf(user.id),
+        });
+      } catch (error) {
+        // A 4xx (e.g. 403: autopayments not enabled for the shop) is the provider's final answer
+        // to this request: the attempt failed. The next one, after the retry interval, is a new
+        // payment row and so a new Idempotence-Key. Unknown results (5xx, timeouts) are retried
+        // with the same key on the next run.
+        if (!(error instanceof PaymentProviderError) || error.kind === 'unavailable') throw error;
+        this.log.error(
+          {
+            subscriptionId: sub.id,
+            paymentId: payment.id,
+            status: error.status,
+            code: error.code,
+            description: error.description,
+            parameter: error.parameter,
+          },
+          'renewal charge refused by the payment provider: counted as a failed attempt',
+        );
+        const refused = await repo.markCanceled(this.db, payment.id, error.code ?? 'refused');
+        if (refused) await this.renewalFailed(refused, now);
+        return 'canceled';
+      }
       await repo.setProviderPayment(this.db, payment.id, remote.id, null);
       payment = { ...payment, providerPaymentId: remote.id };
     } else {
@@ -572,9 +785,23 @@ export class PaymentsService {
       'packageType' | 'purpose' | 'subscriptionId' | 'tokensAmount' | 'amountKopecks' | 'description' | 'returnPath'
     > & { savePaymentMethod?: boolean },
   ): Promise<CreatePaymentResponse> {
-    const id = randomUUID();
     const { savePaymentMethod, ...columns } = p;
-    const row = await repo.insertPayment(this.db, { id, userId: user.id, provider: this.provider.kind, ...columns });
+    const row = await repo.insertPayment(this.db, {
+      id: randomUUID(),
+      userId: user.id,
+      provider: this.provider.kind,
+      ...columns,
+    });
+    return this.createAtProvider(user, row, savePaymentMethod);
+  }
+
+  /** Creates our payment at the provider; the key is our id, so a repeat gives the same payment. */
+  private async createAtProvider(
+    user: PayingUser,
+    row: PaymentRow,
+    savePaymentMethod: boolean | undefined,
+  ): Promise<CreatePaymentResponse> {
+    const id = row.id;
     let remote: ProviderPayment;
     try {
       remote = await this.provider.createPayment({

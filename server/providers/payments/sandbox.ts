@@ -6,6 +6,7 @@ import {
   type CreatePaymentRequest,
   type PaymentProvider,
   type ProviderPayment,
+  type ProviderRefund,
   type RefundRequest,
 } from './types';
 
@@ -61,10 +62,22 @@ export class SandboxProvider implements PaymentProvider {
     return this.toPayment(row);
   }
 
-  async refund(request: RefundRequest): Promise<{ id: string; status: string }> {
+  /** A sandbox refund succeeds at once (it has no bank to wait for); its id is its key's. */
+  async refund(request: RefundRequest): Promise<ProviderRefund> {
     const ok = await repo.addRefund(this.db, request.providerPaymentId, request.amountKopecks);
     if (!ok) throw new PaymentProviderError('sandbox refund refused', 'refused');
-    return { id: `sbr_${request.idempotenceKey}`, status: 'succeeded' };
+    return {
+      id: `sbr_${request.idempotenceKey}`,
+      paymentId: request.providerPaymentId,
+      status: 'succeeded',
+      amountKopecks: request.amountKopecks,
+      cancellationReason: null,
+    };
+  }
+
+  /** Never needed: the sandbox answers every refund as succeeded and sends no refund notifications. */
+  async getRefund(providerRefundId: string): Promise<ProviderRefund> {
+    throw new PaymentProviderError(`sandbox refund ${providerRefundId}: refunds are final at once`, 'not_found');
   }
 
   /** The customer's choice on the checkout page; undefined when the payment was already decided. */

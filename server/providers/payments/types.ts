@@ -39,11 +39,25 @@ export interface RefundRequest {
   description: string;
 }
 
+export type ProviderRefundStatus = 'pending' | 'succeeded' | 'canceled';
+
+/** A refund as the provider reports it (YooKassa's refund object). */
+export interface ProviderRefund {
+  id: string;
+  /** The provider's id of the refunded payment. */
+  paymentId: string;
+  status: ProviderRefundStatus;
+  amountKopecks: number;
+  cancellationReason: string | null;
+}
+
 export interface PaymentProvider {
   readonly kind: 'yookassa' | 'sandbox';
   createPayment(request: CreatePaymentRequest): Promise<ProviderPayment>;
   getPayment(providerPaymentId: string): Promise<ProviderPayment>;
-  refund(request: RefundRequest): Promise<{ id: string; status: string }>;
+  /** Asks for a refund; the answer may still be pending (follow it with getRefund). */
+  refund(request: RefundRequest): Promise<ProviderRefund>;
+  getRefund(providerRefundId: string): Promise<ProviderRefund>;
 }
 
 /** The provider could not be reached or did not decide: the result is unknown, retry later. */
@@ -51,14 +65,19 @@ export class PaymentProviderError extends Error {
   constructor(
     message: string,
     readonly kind: 'unavailable' | 'refused' | 'not_found',
-    options?: { cause?: unknown; status?: number; code?: string },
+    options?: { cause?: unknown; status?: number; code?: string; description?: string; parameter?: string },
   ) {
     super(message, { cause: options?.cause });
     this.name = 'PaymentProviderError';
     this.status = options?.status;
     this.code = options?.code;
+    this.description = options?.description;
+    this.parameter = options?.parameter;
   }
 
   readonly status: number | undefined;
+  /** The provider's own words for a refusal (YooKassa's error body: code, description, parameter). */
   readonly code: string | undefined;
+  readonly description: string | undefined;
+  readonly parameter: string | undefined;
 }

@@ -1,10 +1,13 @@
 import { formatRub, parseRub } from '../../../src/domain/billing';
+import { countProviderError } from '../../metrics';
 import {
   PaymentProviderError,
   type CreatePaymentRequest,
   type PaymentProvider,
   type ProviderPayment,
   type ProviderPaymentStatus,
+  type ProviderRefund,
+  type ProviderRefundStatus,
   type RefundRequest,
 } from './types';
 
@@ -29,6 +32,23 @@ interface WirePayment {
   payment_method?: { id?: string; saved?: boolean };
   cancellation_details?: { party?: string; reason?: string };
   metadata?: Record<string, string>;
+}
+
+/** YooKassa's refund object (yookassa-sdk-php lib/Model/Refund.php; RefundStatus: pending, succeeded, canceled). */
+interface WireRefund {
+  id: string;
+  payment_id: string;
+  status: ProviderRefundStatus;
+  amount?: { value: string; currency: string };
+  cancellation_details?: { party?: string; reason?: string };
+}
+
+/** YooKassa's error body: `{type: "error", id, code, description, parameter, retry_after}`. */
+interface WireError {
+  code?: string;
+  description?: string;
+  parameter?: string;
+  retry_after?: number;
 }
 
 /**
@@ -77,8 +97,8 @@ export class YookassaProvider implements PaymentProvider {
     return toPayment(await this.call<WirePayment>('GET', `/payments/${encodeURIComponent(providerPaymentId)}`));
   }
 
-  async refund(request: RefundRequest): Promise<{ id: string; status: string }> {
-    return this.call<{ id: string; status: string }>(
+  async refund(request: RefundRequest): Promise<ProviderRefund> {
+    const wire = await this.call<WireRefund>(
       'POST',
       '/refunds',
       {
@@ -88,6 +108,11 @@ export class YookassaProvider implements PaymentProvider {
       },
       request.idempotenceKey,
     );
+    return toRefund(wire);
+  }
+
+  async getRefund(providerRefundId: string): Promise<ProviderRefund> {
+    return toRefund(await this.call<WireRefund>('GET', `/refunds/${encodeURIComponent(providerRefundId)}`));
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown, idempotenceKey?: string): Promise<T> {
@@ -109,6 +134,7 @@ export class YookassaProvider implements PaymentProvider {
           signal: AbortSignal.timeout(this.options.timeoutMs),
         });
       } catch (error) {
+        countProviderError('yookassa', (error as Error | undefined)?.name === 'TimeoutError' ? 'timeout' : 'network');
         lastError = new PaymentProviderError(`YooKassa ${method} ${path}: ${String(error)}`, 'unavailable', {
           cause: error,
         });
@@ -117,19 +143,30 @@ export class YookassaProvider implements PaymentProvider {
       const text = await response.text().catch(() => '');
       if (response.status === 200) return parseJson<T>(text, path);
       const detail = safeJson(text);
-      const options = { status: response.status, code: detail?.code };
+      const options = {
+        status: response.status,
+        code: detail?.code,
+        description: detail?.description,
+        parameter: detail?.parameter,
+      };
       if (response.status === 202 || response.status === 429 || response.status >= 500) {
+        // A 202 is YooKassa still working on it (not a failure unless it never finishes).
+        if (response.status !== 202)
+          countProviderError('yookassa', response.status === 429 ? 'rate_limited' : 'server_error');
         lastError = new PaymentProviderError(`YooKassa ${method} ${path}: ${response.status}`, 'unavailable', options);
         (lastError as { retryAfter?: number }).retryAfter = detail?.retry_after;
         continue;
       }
+      // Any other 4xx is YooKassa's final answer to this request: repeating it changes nothing.
+      countProviderError('yookassa', 'refused');
       const kind = response.status === 404 ? 'not_found' : 'refused';
       throw new PaymentProviderError(
-        `YooKassa ${method} ${path}: ${response.status} ${detail?.code ?? ''} ${detail?.description ?? ''}`.trim(),
+        `YooKassa ${method} ${path}: ${response.status} ${[detail?.code, detail?.description, detail?.parameter && `parameter ${detail.parameter}`].filter(Boolean).join(' ')}`.trim(),
         kind,
         options,
       );
     }
+    if (lastError?.status === 202) countProviderError('yookassa', 'timeout');
     throw lastError ?? new PaymentProviderError('YooKassa: no attempt made', 'unavailable');
   }
 
@@ -155,9 +192,10 @@ function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function safeJson(text: string): { code?: string; description?: string; retry_after?: number } | undefined {
+function safeJson(text: string): WireError | undefined {
   try {
-    return JSON.parse(text) as { code?: string; description?: string; retry_after?: number };
+    const parsed = JSON.parse(text) as unknown;
+    return typeof parsed === 'object' && parsed !== null ? (parsed) : undefined;
   } catch {
     return undefined;
   }
@@ -167,6 +205,7 @@ function parseJson<T>(text: string, path: string): T {
   try {
     return JSON.parse(text) as T;
   } catch (error) {
+    countProviderError('yookassa', 'invalid_response');
     throw new PaymentProviderError(`YooKassa ${path}: the answer is not JSON`, 'unavailable', { cause: error });
   }
 }
@@ -186,5 +225,20 @@ function toPayment(wire: WirePayment): ProviderPayment {
       : null,
     cancellationReason: wire.cancellation_details?.reason ?? null,
     metadata: wire.metadata ?? {},
+  };
+}
+
+function toRefund(wire: WireRefund): ProviderRefund {
+  const statuses: readonly string[] = ['pending', 'succeeded', 'canceled'];
+  if (typeof wire.id !== 'string' || typeof wire.payment_id !== 'string' || !statuses.includes(wire.status)) {
+    countProviderError('yookassa', 'invalid_response');
+    throw new PaymentProviderError('YooKassa: a refund without id, payment_id or a known status', 'unavailable');
+  }
+  return {
+    id: wire.id,
+    paymentId: wire.payment_id,
+    status: wire.status,
+    amountKopecks: wire.amount ? (parseRub(wire.amount.value) ?? 0) : 0,
+    cancellationReason: wire.cancellation_details?.reason ?? null,
   };
 }

@@ -23,8 +23,33 @@ export interface WirePayment {
   cancellation_details?: { party: string; reason: string };
 }
 
+/**
+ * A refund object as YooKassa returns it from POST /v3/refunds and GET /v3/refunds/{id}, and
+ * inside a refund.succeeded notification. Source: yoomoney/yookassa-sdk-php
+ * tests/Client/fixtures/createRefundFixtures.json and refundInfoFixtures.json (id, payment_id,
+ * status, created_at, amount, description), lib/Model/RefundStatus.php (pending, succeeded,
+ * canceled); cancellation_details as on a payment (lib/Model/Refund.php).
+ */
+export interface WireRefund {
+  id: string;
+  payment_id: string;
+  status: 'pending' | 'succeeded' | 'canceled';
+  created_at: string;
+  amount: { value: string; currency: string };
+  description?: string;
+  cancellation_details?: { party: string; reason: string };
+}
+
+/** An error's details; the body is `{type: "error", id, code, description, parameter}`. */
+export interface FakeErrorDetail {
+  status: number;
+  code?: string;
+  description?: string;
+  parameter?: string;
+}
+
 export type FakeFailure =
-  | { kind: 'error'; status: number; code?: string; retryAfter?: number }
+  | { kind: 'error'; status: number; code?: string; description?: string; parameter?: string; retryAfter?: number }
   /** Holds the request longer than the adapter waits. */
   | { kind: 'hang'; ms: number }
   /** A 202: YooKassa has not finished; the same key must be retried. */
@@ -40,7 +65,11 @@ export interface RecordedCall {
 
 export class FakeYookassa {
   readonly payments = new Map<string, WirePayment>();
-  readonly refunds: Array<{ id: string; payment_id: string; amount: { value: string } }> = [];
+  readonly refunds: WireRefund[] = [];
+  /** How the next refunds we are asked for end up at first (then `succeeded`): pending or canceled ones. */
+  readonly refundOutcomes: Array<'pending' | 'succeeded' | { status: 'canceled'; reason: string }> = [];
+  /** When set, every charge of a saved method is refused with this error (e.g. 403 forbidden). */
+  recurringError: FakeErrorDetail | undefined;
   readonly calls: RecordedCall[] = [];
   /** Failures answered before the next requests, in order. */
   readonly failures: FakeFailure[] = [];
@@ -83,6 +112,39 @@ export class FakeYookassa {
     return payment;
   }
 
+  /** The bank finishes a pending refund, as YooKassa would later. */
+  decideRefund(id: string, outcome: { status: 'succeeded' } | { status: 'canceled'; reason: string }): WireRefund {
+    const refund = this.refunds.find((r) => r.id === id);
+    if (!refund) throw new Error(`no fake refund ${id}`);
+    refund.status = outcome.status;
+    if (outcome.status === 'canceled') refund.cancellation_details = { party: 'yoo_money', reason: outcome.reason };
+    return refund;
+  }
+
+  /** A refund made by the shop in YooKassa's dashboard (not through the API by us). */
+  dashboardRefund(paymentId: string, value: string): WireRefund {
+    const refund: WireRefund = {
+      id: `rf-${randomUUID()}`,
+      payment_id: paymentId,
+      status: 'succeeded',
+      created_at: new Date().toISOString(),
+      amount: { value, currency: 'RUB' },
+      description: 'refund from the dashboard',
+    };
+    this.refunds.push(refund);
+    return refund;
+  }
+
+  /**
+   * The refund.succeeded notification: `{type: "notification", event: "refund.succeeded",
+   * object: <refund>}`. Source: yoomoney/yookassa-sdk-python test/unit/test_webhook_notification.py
+   * (test_notification_refund) and yookassa-sdk-php lib/Model/Notification/NotificationRefundSucceeded.php.
+   */
+  refundNotification(refundId: string): Record<string, unknown> {
+    const refund = this.refunds.find((r) => r.id === refundId);
+    return { type: 'notification', event: 'refund.succeeded', object: refund ?? { id: refundId } };
+  }
+
   /** The body YooKassa would POST to our webhook for this payment. */
   notification(id: string, event = 'payment.succeeded'): Record<string, unknown> {
     const payment = this.payments.get(id);
@@ -113,7 +175,7 @@ export class FakeYookassa {
       await new Promise((resolve) => setTimeout(resolve, failure.ms));
       if (res.destroyed) return;
     } else if (failure?.kind === 'error') {
-      return error(res, failure.status, failure.code ?? 'internal_server_error', failure.retryAfter);
+      return error(res, failure.status, failure.code ?? 'internal_server_error', failure);
     } else if (failure?.kind === 'accepted') {
       // YooKassa's "request accepted, result not ready" answer as its API reference gives it
       // (retry_after in milliseconds; 1800 is the SDKs' default pause).
@@ -121,22 +183,51 @@ export class FakeYookassa {
     }
     if (call.method === 'POST' && !call.idempotenceKey) return error(res, 400, 'invalid_request');
 
-    if (call.method === 'POST' && path === '/payments') return send(res, 200, this.create(call));
+    if (call.method === 'POST' && path === '/payments') {
+      const refused = (call.body as { payment_method_id?: string } | undefined)?.payment_method_id
+        ? this.recurringError
+        : undefined;
+      if (refused) return error(res, refused.status, refused.code ?? 'forbidden', refused);
+      return send(res, 200, this.create(call));
+    }
+    const getRefund = /^\/refunds\/([^/]+)$/.exec(path);
+    if (call.method === 'GET' && getRefund) {
+      const refund = this.refunds.find((r) => r.id === decodeURIComponent(getRefund[1] ?? ''));
+      return refund ? send(res, 200, refund) : error(res, 404, 'not_found');
+    }
     const get = /^\/payments\/([^/]+)$/.exec(path);
     if (call.method === 'GET' && get) {
       const payment = this.payments.get(decodeURIComponent(get[1] ?? ''));
       return payment ? send(res, 200, payment) : error(res, 404, 'not_found');
     }
     if (call.method === 'POST' && path === '/refunds') {
-      const body = call.body as { payment_id: string; amount: { value: string } };
+      const body = call.body as {
+        payment_id: string;
+        amount: { value: string; currency: string };
+        description?: string;
+      };
       const previous = this.byKey.get(`refund:${call.idempotenceKey}`);
-      if (previous) return send(res, 200, { id: previous, status: 'succeeded' });
+      const known = this.refunds.find((r) => r.id === previous);
+      if (known) return send(res, 200, known);
       const paid = this.payments.get(body.payment_id);
-      if (!paid || paid.status !== 'succeeded') return error(res, 400, 'invalid_request');
-      const refund = { id: `rf-${randomUUID()}`, payment_id: body.payment_id, amount: body.amount };
+      if (!paid || paid.status !== 'succeeded') {
+        return error(res, 400, 'invalid_request', { description: 'payment is not succeeded', parameter: 'payment_id' });
+      }
+      const outcome = this.refundOutcomes.shift() ?? 'succeeded';
+      const refund: WireRefund = {
+        id: `rf-${randomUUID()}`,
+        payment_id: body.payment_id,
+        status: typeof outcome === 'string' ? outcome : 'canceled',
+        created_at: new Date().toISOString(),
+        amount: body.amount,
+        ...(body.description ? { description: body.description } : {}),
+        ...(typeof outcome === 'string'
+          ? {}
+          : { cancellation_details: { party: 'yoo_money', reason: outcome.reason } }),
+      };
       this.refunds.push(refund);
       this.byKey.set(`refund:${call.idempotenceKey}`, refund.id);
-      return send(res, 200, { id: refund.id, status: 'succeeded' });
+      return send(res, 200, refund);
     }
     return error(res, 404, 'not_found');
   }
@@ -193,12 +284,24 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-function error(res: ServerResponse, status: number, code: string, retryAfter?: number): void {
+/**
+ * YooKassa's error body: `{"type": "error", "id", "code", "description", "parameter"}` and
+ * sometimes `retry_after`. Source: yoomoney/yookassa-sdk-php
+ * lib/Common/Exceptions/ForbiddenException.php (and the other ApiException classes), which read
+ * type, code, description, parameter and retry_after from it; PROVIDERS.md.
+ */
+function error(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  detail: { description?: string; parameter?: string; retryAfter?: number } = {},
+): void {
   send(res, status, {
     type: 'error',
     id: randomUUID(),
     code,
-    description: `fake ${code}`,
-    ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}),
+    description: detail.description ?? `fake ${code}`,
+    ...(detail.parameter !== undefined ? { parameter: detail.parameter } : {}),
+    ...(detail.retryAfter !== undefined ? { retry_after: detail.retryAfter } : {}),
   });
 }
