@@ -20,6 +20,13 @@ const optionalString = z
 const configuredChatModelSchema = chatModelSchema.extend({
   inputCostPer1M: z.number({ error: 'inputCostPer1M (app tokens per 1M input tokens) is required' }).nonnegative(),
   outputCostPer1M: z.number({ error: 'outputCostPer1M (app tokens per 1M output tokens) is required' }).nonnegative(),
+  // How the reply limit is sent: OpenAI's o-series and GPT-5 refuse max_tokens. Left out,
+  // it follows the model id (server/providers/chat/openai.ts maxTokensParamFor).
+  maxTokensParam: z
+    .enum(['max_tokens', 'max_completion_tokens'], {
+      error: 'maxTokensParam must be "max_tokens" or "max_completion_tokens"',
+    })
+    .optional(),
 });
 export type ConfiguredChatModel = z.output<typeof configuredChatModelSchema>;
 

@@ -68,5 +68,7 @@ export function chatSetupFor(config: Config): ChatSetup {
 export function modelListOf(models: readonly ConfiguredChatModel[]): ModelList {
   const first = models[0];
   if (!first) throw new Error('no chat models configured');
-  return { models: Object.fromEntries(models.map((m) => [m.id, m])), default: first.id };
+  // How the limit is sent upstream is the server's business, not the browser's.
+  const listed = models.map(({ maxTokensParam: _param, ...model }) => model);
+  return { models: Object.fromEntries(listed.map((m) => [m.id, m])), default: first.id };
 }

@@ -228,8 +228,8 @@ export interface Settlement {
   outcome: Pick<ChatRequestRow, 'status' | 'charged' | 'inputTokens' | 'outputTokens' | 'errorMessage'>;
   /** Reserved minus charged: given back to the balance. */
   release: number;
-  /** The assistant's reply, stored when there is text. */
-  reply?: { content: string; model: string; tokensUsed: number };
+  /** The assistant's reply, stored when there is text or a reason it ended early. */
+  reply?: { content: string; model: string; tokensUsed: number; ending: MessageRow['ending'] };
   /** The user's message of a reply that failed before any text: removed with the settlement. */
   dropUserMessageId?: number;
   /** Only when its heartbeat stopped this long ago (the reconciler): a live stream is left alone. */
@@ -277,8 +277,8 @@ export async function settleTurn(db: Executor, s: Settlement): Promise<Settlemen
   }
   if (hasMessage && s.reply) {
     ctes.push(sql`msg as (
-      insert into ${messages} (conversation_id, role, content, model, tokens_used)
-      select ${s.conversationId}, 'assistant', ${s.reply.content}, ${s.reply.model}, ${s.reply.tokensUsed}
+      insert into ${messages} (conversation_id, role, content, model, tokens_used, ending)
+      select ${s.conversationId}, 'assistant', ${s.reply.content}, ${s.reply.model}, ${s.reply.tokensUsed}, ${s.reply.ending}
       from settled
       returning id, created_at
     )`);

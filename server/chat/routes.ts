@@ -11,6 +11,7 @@ import type { AuthService } from '../auth/service';
 import type { Config } from '../config';
 import { AppError } from '../errors';
 import { disconnectSignal, watchDisconnect } from '../http/disconnect';
+import { needsOperator } from '../providers/chat/types';
 import type { ChatService, ChatTurn, ChatTurnResult } from './service';
 
 const MAX_ID = 2_147_483_647;
@@ -46,6 +47,7 @@ function replyBody(turn: ChatTurn, result: ChatTurnResult) {
       content: result.content,
       model: turn.model.id,
       tokensUsed: result.tokensUsed,
+      ...(result.ending !== null ? { ending: result.ending } : {}),
       createdAt: new Date().toISOString(),
     },
     tokensUsed: result.tokensUsed,
@@ -222,11 +224,18 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
             balanceAfter: result.balanceAfter,
             conversationId: turn.conversationId,
             ...(result.assistantMessage ? { messageId: result.assistantMessage.id } : {}),
+            // Said under the reply: a refusal, cut at the length limit, stopped by the filter.
+            ...(result.ending !== null ? { ending: result.ending } : {}),
           });
         }
         report = () => {
           if (result.failure) {
-            request.log.warn({ err: result.failure, requestId: turn.requestId }, 'chat provider failed');
+            // An empty account or rejected key stops every user's chat: the operator must act.
+            const level = needsOperator(result.failure.kind) ? 'error' : 'warn';
+            request.log[level](
+              { err: result.failure, kind: result.failure.kind, requestId: turn.requestId },
+              'chat provider failed',
+            );
           }
           request.log.info(
             { requestId: turn.requestId, billing: result.billing, aborted: result.aborted },

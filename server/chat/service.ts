@@ -4,6 +4,7 @@ import {
   CONTEXT_TOKENS_LIMIT_DEFAULT,
   worstCaseCost,
   type ChatStreamRequest,
+  type ReplyEnding,
 } from '../../src/domain/chat';
 import { insufficientTokensMessage } from '../../src/domain/errors';
 import {
@@ -26,7 +27,13 @@ import {
   promptTokensBound,
   trimHistory,
 } from '../providers/chat/tokens';
-import { ChatProviderError, isChatProviderError, type ChatEngine, type ChatMessageIn } from '../providers/chat/types';
+import {
+  ChatProviderError,
+  isChatProviderError,
+  type ChatEngine,
+  type ChatFinishReason,
+  type ChatMessageIn,
+} from '../providers/chat/types';
 import { modelListOf } from './models';
 import { keepAlive, LIVENESS } from '../jobs/liveness';
 import { countTokensCharged, countTokensRefunded } from '../metrics';
@@ -52,6 +59,8 @@ export interface ChatTurnResult {
   /** Set when the engine failed; `content` then holds what arrived before. */
   failure?: ChatProviderError;
   aborted: boolean;
+  /** Why the reply is not an ordinary complete answer (a refusal, cut off, filtered). */
+  ending: ReplyEnding | null;
   billing: ChatBilling;
   tokensUsed: number;
   balanceAfter: number;
@@ -67,6 +76,7 @@ export function toMessageDto(row: repo.MessageRow): Message {
     content: row.content,
     model: row.model,
     tokensUsed: row.tokensUsed,
+    ...(row.ending !== null ? { ending: row.ending } : {}),
     createdAt: row.createdAt.toISOString(),
   };
 }
@@ -259,6 +269,8 @@ export class ChatService {
     let content = '';
     let usage: { promptTokens: number; completionTokens: number } | undefined;
     let failure: ChatProviderError | undefined;
+    let refused = false;
+    let finishReason: ChatFinishReason | undefined;
     // The client may have gone while the reply was being reserved: then the model is
     // never called and the whole reservation goes back.
     if (signal.aborted) {
@@ -267,6 +279,7 @@ export class ChatService {
         inputTokens: countMessageTokens(turn.messages),
         outputTokens: 0,
         aborted: true,
+        ending: null,
       });
     }
     // A long reply shows it is alive, on a timer (not per chunk: no extra statement on the hot path).
@@ -279,13 +292,17 @@ export class ChatService {
         model: turn.model.id,
         messages: turn.messages,
         maxTokens: turn.maxTokens,
+        maxTokensParam: turn.model.maxTokensParam,
         signal,
       })) {
-        if (chunk.type === 'delta') {
+        if (chunk.type === 'delta' || chunk.type === 'refusal') {
+          // A refusal is the reply the user reads: relayed and stored like text, marked below.
+          if (chunk.type === 'refusal') refused = true;
           content += chunk.content;
           await onDelta(chunk.content);
         } else {
           usage = { promptTokens: chunk.promptTokens, completionTokens: chunk.completionTokens };
+          finishReason = chunk.finishReason;
         }
       }
     } catch (error) {
@@ -298,7 +315,10 @@ export class ChatService {
     await onReplyEnd();
     const inputTokens = usage?.promptTokens ?? countMessageTokens(turn.messages);
     const outputTokens = usage?.completionTokens ?? countTokens(content);
-    return this.settle(turn, { content, inputTokens, outputTokens, failure, aborted: signal.aborted });
+    // A reply that failed or was stopped is not said to have ended for the model's reasons.
+    const ending: ReplyEnding | null =
+      failure !== undefined || signal.aborted ? null : refused ? 'refusal' : (finishReason ?? null);
+    return this.settle(turn, { content, inputTokens, outputTokens, failure, aborted: signal.aborted, ending });
   }
 
   private async settle(
@@ -309,9 +329,10 @@ export class ChatService {
       outputTokens: number;
       failure?: ChatProviderError;
       aborted: boolean;
+      ending: ReplyEnding | null;
     },
   ): Promise<ChatTurnResult> {
-    const { content, inputTokens, outputTokens, failure, aborted } = outcome;
+    const { content, inputTokens, outputTokens, failure, aborted, ending } = outcome;
     const producedNothing = content === '' && (failure !== undefined || aborted);
     const actual = producedNothing ? 0 : chatCost({ inputTokens, outputTokens, ...turn.model });
     // Never more than reserved: the reservation is the promise made to the balance. Other
@@ -331,7 +352,8 @@ export class ChatService {
         errorMessage: failure ? failure.message : aborted ? 'stopped by the client' : null,
       },
       release: turn.reserved - charged,
-      reply: content !== '' ? { content, model: turn.model.id, tokensUsed } : undefined,
+      // A filtered reply may have no text; it is still an answer, with its note.
+      reply: content !== '' || ending !== null ? { content, model: turn.model.id, tokensUsed, ending } : undefined,
       // A reply that failed before any text leaves nothing behind, the user's message
       // included: the browser offers it again (Retry) and it is not stored twice.
       dropUserMessageId: failure !== undefined && content === '' ? turn.userMessageId : undefined,
@@ -342,6 +364,7 @@ export class ChatService {
       content,
       failure,
       aborted,
+      ending,
       billing: { inputTokens, outputTokens, cost: settled.kind === 'settled' ? charged : 0 },
       tokensUsed,
       balanceAfter: settled.balanceAfter,
@@ -351,6 +374,7 @@ export class ChatService {
         content,
         model: turn.model.id,
         tokensUsed,
+        ...(ending !== null ? { ending } : {}),
         createdAt: message.createdAt.toISOString(),
       },
     };

@@ -62,7 +62,17 @@ export const CHAT_STREAM_FAILURE_KINDS = [
   'bad_request',
   'network',
   'stream',
+  // The service will not answer until the operator acts (its account is out of credit).
+  'unavailable',
 ] as const;
+
+/**
+ * Why a stored reply is not an ordinary complete answer (issue #25, items 6 and 7): the
+ * model declined (its refusal is the reply), the reply was cut at the length limit, or the
+ * provider's content filter stopped it. Shown under the reply in the user's language.
+ */
+export const REPLY_ENDINGS = ['refusal', 'length', 'content_filter'] as const;
+export type ReplyEnding = (typeof REPLY_ENDINGS)[number];
 
 /** The code of a stream failure: CHAT_UPSTREAM for "upstream"; a catalogue code as it is. */
 export function streamFailureCode(kind: string): string {

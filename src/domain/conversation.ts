@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { chatErrorMessages, chatModelSchema, chatStreamRequestSchema } from './chat';
+import { chatErrorMessages, chatModelSchema, chatStreamRequestSchema, REPLY_ENDINGS } from './chat';
 import { storedText } from './text';
 import { chatBillingSchema, chatContextInfoSchema } from './sse';
 
@@ -18,6 +18,8 @@ export const messageSchema = z.object({
   content: z.string(),
   model: z.string().nullable(),
   tokensUsed: z.number().int().nullable(),
+  /** Only on a reply that is not an ordinary complete answer (a refusal, cut off, filtered). */
+  ending: z.enum(REPLY_ENDINGS).optional(),
   createdAt: z.string(),
 });
 export type Message = z.infer<typeof messageSchema>;

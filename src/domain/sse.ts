@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { REPLY_ENDINGS } from './chat';
 
 /**
  * The frame format of our own chat stream endpoint (SPEC 7 "Stream format"), written by
@@ -114,7 +115,8 @@ export type ChatBilling = z.infer<typeof chatBillingSchema>;
 
 /**
  * One event of our chat stream. Content events carry `content`; the last one carries
- * `isComplete`, `tokensUsed`, `billing` and `balanceAfter`; a failure carries `error`
+ * `isComplete`, `tokensUsed`, `billing`, `balanceAfter` and, when the reply did not end
+ * normally, `ending`; a failure carries `error`
  * (a code) and `message` (text for the user).
  */
 export const chatStreamEventSchema = z.object({
@@ -128,6 +130,8 @@ export const chatStreamEventSchema = z.object({
   message: z.string().optional(),
   conversationId: z.number().int().optional(),
   messageId: z.number().int().optional(),
+  /** On the last event of a reply that is a refusal, was cut at the length limit, or was filtered. */
+  ending: z.enum(REPLY_ENDINGS).optional(),
 });
 export type ChatStreamEvent = z.infer<typeof chatStreamEventSchema>;
 

@@ -1,9 +1,17 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import { countProviderError, type ProviderErrorKind } from '../../metrics';
 import { countMessageTokens, countTokens } from './tokens';
 import { createUndiciFetch } from './transport';
 import { ChatProviderError } from './types';
-import type { ChatChunk, ChatEngine, ChatProviderErrorKind, ChatRequest } from './types';
+import type {
+  ChatChunk,
+  ChatEngine,
+  ChatFinishReason,
+  ChatProviderErrorKind,
+  ChatRequest,
+  MaxTokensParam,
+} from './types';
 
 /**
  * Chat through any OpenAI-compatible service (OpenAI, Ollama, vLLM, OpenRouter), wire
@@ -20,8 +28,6 @@ export interface OpenAiChatEngineOptions {
   timeoutMs: number;
   /** Attempts after the first; the SDK only retries before the stream starts. */
   maxRetries: number;
-  /** OpenAI wants max_completion_tokens; Ollama ignores it, so max_tokens is the default. */
-  useMaxCompletionTokens?: boolean;
   /**
    * A retry-after longer than this is not waited for: the error goes straight to the
    * user instead of leaving the chat hanging. Default 5000.
@@ -42,7 +48,32 @@ const texts = {
   connectionLost: 'The connection to the language model service was lost. Please try again.',
   streamError: 'The language model service failed while answering.',
   malformed: 'The language model service sent a reply we could not read.',
+  // The operator's problem (the account is out of credit): no provider text, no billing words.
+  unavailable: 'Chat is unavailable right now. Please try again later.',
 } as const;
+
+/**
+ * OpenAI's reasoning models (o1, o3, o4-mini, ...) and GPT-5 onwards refuse `max_tokens`
+ * (400 unsupported_parameter) and take `max_completion_tokens`. Every other id keeps
+ * `max_tokens`, the one field Ollama, vLLM and llama.cpp all read. A model's own
+ * `maxTokensParam` in OPENAI_MODELS overrides this guess.
+ */
+const COMPLETION_TOKENS_MODEL = /^(?:o\d+|gpt-(?:[5-9]|\d{2,}))(?:[-.:]|$)/i;
+
+export function maxTokensParamFor(modelId: string): MaxTokensParam {
+  return COMPLETION_TOKENS_MODEL.test(modelId) ? 'max_completion_tokens' : 'max_tokens';
+}
+
+/**
+ * OpenAI's answer when the account has no credit left: 429 with
+ * `{"error":{"type":"insufficient_quota","code":"insufficient_quota",...}}` (older bodies
+ * carry only the type). Waiting does not help, unlike a rate limit.
+ */
+function isQuotaError(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null) return false;
+  const { code, type } = body as { code?: unknown; type?: unknown };
+  return code === 'insufficient_quota' || type === 'insufficient_quota';
+}
 
 const PROVIDER_MESSAGE_MAX_CHARS = 300;
 
@@ -99,6 +130,7 @@ function statusError(err: ApiErrorLike, status: number): ChatProviderError {
   if (status === 401) return make('auth', texts.auth);
   if (status === 403) return make('auth', withDetails(texts.forbidden, providerMessage));
   if (status === 408) return make('timeout', texts.timeout);
+  if (status === 429 && isQuotaError(err.error)) return make('unavailable', texts.unavailable);
   if (status === 429) return make('rate_limit', withDetails(texts.rateLimit, providerMessage));
   if (status >= 400 && status < 500) return make('bad_request', withDetails(texts.badRequest, providerMessage));
   return make('upstream', withDetails(texts.upstream, providerMessage));
@@ -117,6 +149,14 @@ function mapRequestError(err: unknown): ChatProviderError {
   return new ChatProviderError('network', texts.network, { cause: err });
 }
 
+/** The metric's name for a failure after the stream began. */
+function streamFailureKind(error: ChatProviderError): ProviderErrorKind {
+  if (error.kind === 'network') return 'network';
+  if (error.kind === 'timeout') return 'timeout';
+  if (error.kind === 'stream' && error.cause instanceof SyntaxError) return 'invalid_response';
+  return 'server_error';
+}
+
 /** Failures while reading the stream. */
 function mapStreamError(err: unknown): ChatProviderError {
   if (err instanceof ChatProviderError) return err;
@@ -133,19 +173,54 @@ function mapStreamError(err: unknown): ChatProviderError {
   return new ChatProviderError('network', texts.connectionLost, { cause: err });
 }
 
+/** The metric's name for a failed answer (imagegen_provider_errors_total). */
+function failedStatusKind(status: number, quota: boolean): ProviderErrorKind {
+  if (quota) return 'quota';
+  if (status === 429) return 'rate_limited';
+  if (status === 408) return 'timeout';
+  return status >= 500 ? 'server_error' : 'refused';
+}
+
+function countFailure(kind: ProviderErrorKind): void {
+  countProviderError('openai', kind);
+}
+
 /**
- * A retry-after beyond our patience is marked "do not retry" (`x-should-retry`, which
- * the SDK obeys), since the SDK would otherwise sleep for as long as the service asks.
+ * Every attempt the SDK makes passes here, so each failed one is counted. Two kinds of
+ * failure are marked "do not retry" (`x-should-retry`, which the SDK obeys): a 429
+ * insufficient_quota, which no wait mends, and a retry-after beyond our patience, for which
+ * the SDK would otherwise sleep as long as the service asks.
  */
 function boundedRetryFetch(baseFetch: typeof fetch, maxRetryDelayMs: number): typeof fetch {
   return async (input, init) => {
-    const response = await baseFetch(input, init);
+    let response: Response;
+    try {
+      response = await baseFetch(input, init);
+    } catch (error) {
+      // An abort is ours (the caller, or the SDK's timeout, counted where it is known).
+      if (!init?.signal?.aborted) countFailure('network');
+      throw error;
+    }
     if (response.ok) return response;
+    let quota = false;
+    let body: BodyInit | null = response.body;
+    if (response.status === 429) {
+      // Error bodies are small: read to tell an empty account from a busy one.
+      const text = await response.text();
+      body = text;
+      try {
+        quota = isQuotaError((JSON.parse(text) as { error?: unknown }).error);
+      } catch {
+        // not JSON: a plain rate limit
+      }
+    }
+    countFailure(failedStatusKind(response.status, quota));
     const wait = retryAfterMsOf(response.headers);
-    if (wait === undefined || wait <= maxRetryDelayMs) return response;
+    const giveUp = quota || (wait !== undefined && wait > maxRetryDelayMs);
+    if (!giveUp && body === response.body) return response;
     const headers = new Headers(response.headers);
-    headers.set('x-should-retry', 'false');
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    if (giveUp) headers.set('x-should-retry', 'false');
+    return new Response(body, { status: response.status, statusText: response.statusText, headers });
   };
 }
 
@@ -207,24 +282,34 @@ export function createOpenAiChatEngine(options: OpenAiChatEngineOptions): ChatEn
         upstream.abort();
       }, timeoutMs);
     };
-    const timeoutError = (): ChatProviderError => new ChatProviderError('timeout', texts.timeout);
+    const timeoutError = (): ChatProviderError => {
+      countFailure('timeout');
+      return new ChatProviderError('timeout', texts.timeout);
+    };
+    const param = req.maxTokensParam ?? maxTokensParamFor(req.model);
 
     const body: ChatCompletionCreateParamsStreaming = {
       model: req.model,
       messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
       stream: true,
       stream_options: { include_usage: true },
-      ...(options.useMaxCompletionTokens ? { max_completion_tokens: req.maxTokens } : { max_tokens: req.maxTokens }),
+      ...(param === 'max_completion_tokens' ? { max_completion_tokens: req.maxTokens } : { max_tokens: req.maxTokens }),
     };
 
     let produced = '';
     let reported: { promptTokens: number; completionTokens: number } | undefined;
+    let finishReason: ChatFinishReason | undefined;
     try {
       let chunks: AsyncIterable<ChatCompletionChunk> | undefined;
       try {
         chunks = await untilAborted(client.chat.completions.create(body, { signal: upstream.signal }), upstream.signal);
       } catch (err) {
-        if (!(req.signal.aborted && err instanceof APIUserAbortError)) throw mapRequestError(err);
+        if (!(req.signal.aborted && err instanceof APIUserAbortError)) {
+          const mapped = mapRequestError(err);
+          // Statuses and refused connections were counted per attempt on the way in.
+          if (mapped.kind === 'timeout' && mapped.status === undefined) countFailure('timeout');
+          throw mapped;
+        }
       }
 
       if (chunks && !req.signal.aborted) {
@@ -239,19 +324,34 @@ export function createOpenAiChatEngine(options: OpenAiChatEngineOptions): ChatEn
                 completionTokens: chunk.usage.completion_tokens,
               };
             }
-            const content = chunk.choices?.find((c) => c.index === 0)?.delta?.content;
+            const choice = chunk.choices?.find((c) => c.index === 0);
+            if (choice?.finish_reason === 'length' || choice?.finish_reason === 'content_filter') {
+              finishReason = choice.finish_reason;
+            }
+            const content = choice?.delta?.content;
             if (typeof content === 'string' && content !== '') {
               produced += content;
               // The timer is off while the consumer holds us at `yield`: a slow reader is
               // not a slow service.
               yield { type: 'delta', content };
             }
+            // A refusal streams in `delta.refusal` with `content: null` (openai-node's
+            // recorded refusal stream): it is the reply the user gets.
+            const refusal = choice?.delta?.refusal;
+            if (typeof refusal === 'string' && refusal !== '') {
+              produced += refusal;
+              yield { type: 'refusal', content: refusal };
+            }
             if (req.signal.aborted) break;
             startIdleTimer();
           }
         } catch (err) {
           if (timedOut) throw timeoutError();
-          if (!req.signal.aborted) throw mapStreamError(err);
+          if (!req.signal.aborted) {
+            const mapped = mapStreamError(err);
+            countFailure(streamFailureKind(mapped));
+            throw mapped;
+          }
         }
         // The SDK ends the iteration quietly when its request is aborted.
         if (timedOut) throw timeoutError();
@@ -267,6 +367,7 @@ export function createOpenAiChatEngine(options: OpenAiChatEngineOptions): ChatEn
       type: 'usage',
       promptTokens: reported?.promptTokens ?? promptTokensEstimate(),
       completionTokens: reported?.completionTokens ?? countTokens(produced),
+      ...(finishReason ? { finishReason } : {}),
     };
   }
 

@@ -8,21 +8,40 @@ export interface ChatMessageIn {
   content: string;
 }
 
+/**
+ * The request field that carries the reply limit. OpenAI's o-series and newer models refuse
+ * `max_tokens` (400 unsupported_parameter) and take `max_completion_tokens`; Ollama ignores
+ * the latter, so `max_tokens` stays for everything else (PROVIDERS.md).
+ */
+export type MaxTokensParam = 'max_tokens' | 'max_completion_tokens';
+
 export interface ChatRequest {
   model: string;
   messages: ChatMessageIn[];
   /** Upper bound of reply tokens; the reservation before streaming relies on it. */
   maxTokens: number;
+  /** How the limit is sent; undefined: chosen by the model id (see the engine). */
+  maxTokensParam?: MaxTokensParam;
   /** Aborting stops generation and closes the upstream request. */
   signal: AbortSignal;
 }
 
+/**
+ * Why the service ended a reply early (its `finish_reason`): cut at the length limit, or
+ * stopped by its content filter. A normal end ("stop") is not reported.
+ */
+export type ChatFinishReason = 'length' | 'content_filter';
+
 export type ChatChunk =
-  { type: 'delta'; content: string } | { type: 'usage'; promptTokens: number; completionTokens: number };
+  | { type: 'delta'; content: string }
+  /** The model declined: its explanation, streamed in place of content (`delta.refusal`). */
+  | { type: 'refusal'; content: string }
+  | { type: 'usage'; promptTokens: number; completionTokens: number; finishReason?: ChatFinishReason };
 
 /**
  * Contract of `stream`:
- * - yields `delta` chunks as text arrives, then exactly one `usage` chunk, last;
+ * - yields `delta` (or `refusal`) chunks as text arrives, then exactly one `usage` chunk,
+ *   last, with the reason the reply ended early when the service gave one;
  * - when the service reports no usage, the numbers are counted locally with gpt-tokenizer;
  * - when `signal` aborts, it stops promptly, still yields the `usage` chunk for what was
  *   produced so far and ends without throwing (check `signal.aborted` to tell it apart);
@@ -33,8 +52,17 @@ export interface ChatEngine {
   stream(req: ChatRequest): AsyncIterable<ChatChunk>;
 }
 
+/**
+ * `unavailable`: the service will not answer anyone until the operator acts (OpenAI's
+ * 429 insufficient_quota); the user is told only that chat is unavailable right now.
+ */
 export type ChatProviderErrorKind =
-  'auth' | 'rate_limit' | 'upstream' | 'timeout' | 'bad_request' | 'network' | 'stream';
+  'auth' | 'rate_limit' | 'upstream' | 'timeout' | 'bad_request' | 'network' | 'stream' | 'unavailable';
+
+/** Failures that only the operator can fix: logged at error level. */
+export function needsOperator(kind: ChatProviderErrorKind): boolean {
+  return kind === 'unavailable' || kind === 'auth';
+}
 
 export interface ChatProviderErrorOptions {
   status?: number;

@@ -129,3 +129,29 @@ export async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+export interface Money {
+  /** GET /auth/me's tokensAmount. */
+  balance: number;
+  /** GET /api/ledger's entries, newest first. */
+  entries: Array<{ id: number; delta: number; balanceAfter: number }>;
+}
+
+/** The balance and the ledger as the user's own API shows them. */
+export async function moneyOf(app: TestApp, person: Person): Promise<Money> {
+  const me = (await (await step(person.jar, `${app.url}/auth/me`)).json()) as { data: { tokensAmount: number } };
+  const ledger = (await (await step(person.jar, `${app.url}/api/ledger?limit=100`)).json()) as {
+    data: { entries: Money['entries'] };
+  };
+  return { balance: me.data.tokensAmount, entries: ledger.data.entries };
+}
+
+/** What changed between two readings: the balance moved by `delta`, the new rows sum to it and end at the balance. */
+export function moneyMoved(before: Money, after: Money): { delta: number; rows: Money['entries'] } {
+  const known = new Set(before.entries.map((e) => e.id));
+  const rows = after.entries.filter((e) => !known.has(e.id));
+  const delta = after.balance - before.balance;
+  expect(rows.reduce((sum, e) => sum + e.delta, 0)).toBe(delta);
+  if (rows.length > 0) expect(rows[0]!.balanceAfter).toBe(after.balance);
+  return { delta, rows };
+}

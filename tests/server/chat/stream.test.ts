@@ -4,12 +4,15 @@ import { chatRequests, messages } from '../../../server/db/schema';
 import { countMessageTokens, countTokens, promptTokensBound } from '../../../server/providers/chat/tokens';
 import { worstCaseCost } from '../../../src/domain/chat';
 import { createSseLineParser, encodeSseData, SSE_DONE, type SseLineEvent } from '../../../src/domain/sse';
-import { startFakeOpenAi, type FakeOpenAi } from '../providers/chat/fake-openai';
+import { registry } from '../../../server/metrics';
+import { INSUFFICIENT_QUOTA, startFakeOpenAi, type FakeOpenAi } from '../providers/chat/fake-openai';
 import { startTestApp, step, testDatabases, type TestApp } from '../helpers';
 import {
   balanceOf,
   expectLedgerConsistent,
   lastRequestOf,
+  moneyMoved,
+  moneyOf,
   newConversation,
   post,
   signInPerson,
@@ -22,6 +25,15 @@ import {
 const MODELS = [
   { id: 'gpt-4o', name: 'GPT-4o', description: 'test', inputCostPer1M: 100_000, outputCostPer1M: 1_000_000 },
   { id: 'gpt-4o-mini', name: 'GPT-4o Mini', inputCostPer1M: 10_000, outputCostPer1M: 100_000 },
+  // Issue #25 item 8: an o-series model as OpenAI names it, and a renamed one set by hand.
+  { id: 'o3-mini', name: 'o3-mini', inputCostPer1M: 100_000, outputCostPer1M: 1_000_000 },
+  {
+    id: 'house-reasoner',
+    name: 'House reasoner',
+    inputCostPer1M: 100_000,
+    outputCostPer1M: 1_000_000,
+    maxTokensParam: 'max_completion_tokens',
+  },
 ];
 const body = (message: string, extra: Record<string, unknown> = {}) => ({
   message,
@@ -116,6 +128,140 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
       max_tokens: 50,
       messages: [{ role: 'user', content: 'Say hello' }],
     });
+  });
+
+  describe('how a reply ends (issue #25 items 6, 7)', () => {
+    const conversationOf = async (person: Person, id: number) =>
+      (
+        (await (await step(person.jar, `${app.url}/llm/conversations/${id}`)).json()) as {
+          data: { messages: Array<Record<string, unknown>> };
+        }
+      ).data.messages;
+
+    it('a refusal is the reply: streamed, stored marked as a refusal, billed what the provider reports', async () => {
+      const bea = await signInPerson(app, `bea-refusal-${kind.name}@example.com`, 500);
+      // openai-node's recorded refusal stream (ChatCompletionStream.test.ts.snap): usage 17 / 12.
+      const pieces = ["I'm", ' sorry', ',', ' but', ' I', " can't", ' assist', ' with', ' that', ' request', '.'];
+      const text = pieces.join('');
+      fake.setBehaviour({ refusal: pieces, usageTokens: { prompt_tokens: 17, completion_tokens: 12 } });
+      const id = await newConversation(app, bea);
+      const before = await moneyOf(app, bea);
+      const result = await stream(app, bea, id, body('Something forbidden'));
+      // 0.1 per input token, 1 per output token: ceil(1.7 + 12) = 14.
+      const cost = 14;
+      expect(
+        result.data
+          .slice(0, -1)
+          .map((d) => d.content)
+          .join(''),
+      ).toBe(text);
+      expect(result.data.at(-1)).toMatchObject({
+        isComplete: true,
+        ending: 'refusal',
+        billing: { inputTokens: 17, outputTokens: 12, cost },
+        balanceAfter: before.balance - cost,
+      });
+      const after = await moneyOf(app, bea);
+      const moved = moneyMoved(before, after);
+      expect(moved.delta).toBe(-cost);
+      expect(moved.rows).toHaveLength(2); // the reservation and the release of the rest
+      expect(await conversationOf(bea, id)).toMatchObject([
+        { role: 'user', content: 'Something forbidden' },
+        { role: 'assistant', content: text, model: 'gpt-4o', ending: 'refusal' },
+      ]);
+    });
+
+    it.each(['length', 'content_filter'] as const)(
+      'a reply that ends with finish_reason "%s" is stored with why, said on the last event, billed as reported',
+      async (reason) => {
+        const cy = await signInPerson(app, `cy-${reason}-${kind.name}@example.com`, 500);
+        fake.setBehaviour({
+          reply: 'Half a story',
+          finishReason: reason,
+          usageTokens: { prompt_tokens: 30, completion_tokens: 50 },
+        });
+        const id = await newConversation(app, cy);
+        const before = await moneyOf(app, cy);
+        const result = await stream(app, cy, id, body('Tell me a long story'));
+        // ceil(3 + 50) = 53.
+        expect(result.data.at(-1)).toMatchObject({ isComplete: true, ending: reason, billing: { cost: 53 } });
+        expect(moneyMoved(before, await moneyOf(app, cy)).delta).toBe(-53);
+        expect((await conversationOf(cy, id))[1]).toMatchObject({ content: 'Half a story', ending: reason });
+      },
+    );
+
+    it('a reply the filter stopped before any text is still the answer: stored with its note, billed as reported', async () => {
+      const di = await signInPerson(app, `di-filtered-${kind.name}@example.com`, 500);
+      fake.setBehaviour({
+        chunks: [],
+        finishReason: 'content_filter',
+        usageTokens: { prompt_tokens: 40, completion_tokens: 0 },
+      });
+      const id = await newConversation(app, di);
+      const before = await moneyOf(app, di);
+      const result = await stream(app, di, id, body('Filtered at once'));
+      expect(result.data).toHaveLength(1);
+      expect(result.data[0]).toMatchObject({ isComplete: true, ending: 'content_filter', billing: { cost: 4 } });
+      expect(moneyMoved(before, await moneyOf(app, di)).delta).toBe(-4);
+      expect((await conversationOf(di, id))[1]).toMatchObject({
+        role: 'assistant',
+        content: '',
+        ending: 'content_filter',
+      });
+    });
+
+    it('an ordinary reply carries no ending, on the wire or stored', async () => {
+      const id = await newConversation(app, anna);
+      const result = await stream(app, anna, id, body('Plain'));
+      expect(result.data.at(-1)).not.toHaveProperty('ending');
+      expect((await conversationOf(anna, id))[1]).not.toHaveProperty('ending');
+    });
+  });
+
+  it('o-series models chat: the reply limit goes as max_completion_tokens, by id or by setting (issue #25 item 8)', async () => {
+    const eve = await signInPerson(app, `eve-o3-${kind.name}@example.com`, 500);
+    // OpenAI answers max_tokens to these models with 400 unsupported_parameter.
+    fake.setBehaviour({ rejectsMaxTokens: true, reply: 'Thought it through.' });
+    for (const model of ['o3-mini', 'house-reasoner']) {
+      const id = await newConversation(app, eve);
+      const before = await moneyOf(app, eve);
+      const result = await stream(app, eve, id, body('Think', { model }));
+      // The fake's usage: prompt 11, one completion token per 4-character chunk (5): ceil(1.1 + 5) = 7.
+      expect(result.data.at(-1)).toMatchObject({ isComplete: true, billing: { cost: 7 } });
+      expect(fake.requests.at(-1)?.body).toMatchObject({ model, max_completion_tokens: 50 });
+      expect(fake.requests.at(-1)?.body).not.toHaveProperty('max_tokens');
+      expect(moneyMoved(before, await moneyOf(app, eve)).delta).toBe(-7);
+    }
+    // The setting is the server's: the model list does not carry it.
+    const list = (await (await step(eve.jar, `${app.url}/llm/models`)).json()) as {
+      data: { models: Record<string, Record<string, unknown>> };
+    };
+    expect(list.data.models['house-reasoner']).not.toHaveProperty('maxTokensParam');
+  });
+
+  it('an empty OpenAI account (429 insufficient_quota): chat is unavailable, nothing is billed, the operator is told (issue #25 item 9)', async () => {
+    const quota = async () =>
+      (await registry.getSingleMetric('imagegen_provider_errors_total')?.get())?.values.find(
+        (v) => v.labels.provider === 'openai' && v.labels.kind === 'quota',
+      )?.value ?? 0;
+    const fay = await signInPerson(app, `fay-quota-${kind.name}@example.com`, 500);
+    fake.setBehaviour({ errorBeforeStream: INSUFFICIENT_QUOTA });
+    const id = await newConversation(app, fay);
+    const before = await moneyOf(app, fay);
+    const metricBefore = await quota();
+    const result = await stream(app, fay, id, body('Anyone there?'));
+    expect(result.data).toEqual([
+      {
+        error: 'unavailable',
+        message: 'Chat is unavailable right now. Please try again later.',
+        billing: expect.objectContaining({ cost: 0 }) as unknown,
+        balanceAfter: before.balance,
+      },
+    ]);
+    expect(result.raw).not.toMatch(/quota|billing details/i);
+    const moved = moneyMoved(before, await moneyOf(app, fay));
+    expect(moved.delta).toBe(0);
+    expect(await quota()).toBe(metricBefore + 1);
   });
 
   it('reads the same events whatever way the network cuts the bytes (client parser)', async () => {

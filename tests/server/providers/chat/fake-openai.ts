@@ -28,6 +28,35 @@ export interface FakeErrorBeforeStream {
   rawBody?: string;
 }
 
+/**
+ * OpenAI's 429 when the account has no credit left. The body as the openai SDK reports it
+ * (`RateLimitError: Error code: 429 - {...}`, quoted in DataTalksClub's llm-zoomcamp FAQ,
+ * "OpenAI: Error: RateLimitError: Error code: 429"), explained in OpenAI's error-codes
+ * guide (platform.openai.com/docs/guides/error-codes, "429 - You exceeded your current
+ * quota"). No retry-after: waiting does not mend it.
+ */
+export const INSUFFICIENT_QUOTA: FakeErrorBeforeStream = {
+  status: 429,
+  message:
+    'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.',
+  type: 'insufficient_quota',
+  param: null,
+  code: 'insufficient_quota',
+};
+
+/**
+ * OpenAI's 400 to `max_tokens` sent to an o-series or GPT-5 model, verbatim as the API
+ * answers it (quoted with type, param and code in the issue, #25 item 8; the same text is
+ * reported by many users of the reasoning models).
+ */
+export const UNSUPPORTED_MAX_TOKENS: FakeErrorBeforeStream = {
+  status: 400,
+  message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+  type: 'invalid_request_error',
+  param: 'max_tokens',
+  code: 'unsupported_parameter',
+};
+
 export interface FakeErrorMidStream {
   /** How many content chunks go out before the error event. */
   afterChunks: number;
@@ -67,6 +96,15 @@ export interface FakeBehaviour {
   dropAfterChunks?: number;
   /** Leave out the final `data: [DONE]`. */
   omitDone: boolean;
+  /**
+   * The model declines: these pieces stream as `delta.refusal` with `content: null`, in the
+   * shape of openai-node's recorded refusal stream (tests/lib/__snapshots__/
+   * ChatCompletionStream.test.ts.snap, ".stream() emits refusal logprobs events"); `reply`
+   * and `chunks` are not sent.
+   */
+  refusal?: string[];
+  /** Answer a body carrying `max_tokens` with {@link UNSUPPORTED_MAX_TOKENS}, as OpenAI's o-series do. */
+  rejectsMaxTokens?: boolean;
   /** When set, requests without `Authorization: Bearer <apiKey>` get a 401. */
   apiKey?: string;
 }
@@ -244,6 +282,11 @@ export async function startFakeOpenAi(initial: BehaviourInput = {}): Promise<Fak
       record.completed = true;
       return;
     }
+    if (b.rejectsMaxTokens && typeof body === 'object' && body !== null && 'max_tokens' in body) {
+      sendError(res, UNSUPPORTED_MAX_TOKENS);
+      record.completed = true;
+      return;
+    }
     if (b.errorBeforeStream) {
       sendError(res, b.errorBeforeStream);
       record.completed = true;
@@ -274,16 +317,19 @@ export async function startFakeOpenAi(initial: BehaviourInput = {}): Promise<Fak
     });
     res.flushHeaders();
     if (b.comments) write(`: OPENROUTER PROCESSING${eol}${eol}`);
-    write(chunk({ role: 'assistant', content: '' }, null));
+    // The first chunk of openai-node's recorded refusal stream: content null, refusal "".
+    write(
+      chunk(b.refusal ? { role: 'assistant', content: null, refusal: '' } : { role: 'assistant', content: '' }, null),
+    );
 
-    const pieces = splitReply(b);
+    const pieces = b.refusal ?? splitReply(b);
     for (let i = 0; i < pieces.length; i++) {
       if (b.errorMidStream && i === b.errorMidStream.afterChunks) break;
       if (b.dropAfterChunks !== undefined && i === b.dropAfterChunks) break;
       await pause(i === 0 ? b.firstChunkDelayMs : b.chunkDelayMs);
       if (closed) return;
       if (b.comments) write(`: keep-alive${eol}`);
-      write(chunk({ content: pieces[i] }, null));
+      write(chunk(b.refusal ? { refusal: pieces[i] } : { content: pieces[i] }, null));
     }
 
     if (b.dropAfterChunks !== undefined && b.dropAfterChunks < pieces.length) {

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { registry } from '../../../../server/metrics';
 import { createOpenAiChatEngine } from '../../../../server/providers/chat/openai';
 import type { OpenAiChatEngineOptions } from '../../../../server/providers/chat/openai';
 import { countMessageTokens, countTokens } from '../../../../server/providers/chat/tokens';
 import { ChatProviderError } from '../../../../server/providers/chat/types';
-import type { ChatChunk, ChatEngine, ChatMessageIn } from '../../../../server/providers/chat/types';
-import { startFakeOpenAi } from './fake-openai';
+import type { ChatChunk, ChatEngine, ChatMessageIn, MaxTokensParam } from '../../../../server/providers/chat/types';
+import { INSUFFICIENT_QUOTA, startFakeOpenAi } from './fake-openai';
 import type { FakeOpenAi, RecordedRequest } from './fake-openai';
 
 let fake: FakeOpenAi;
@@ -47,7 +48,13 @@ interface Run {
 
 async function run(
   e: ChatEngine,
-  options: { signal?: AbortSignal; onDelta?: (n: number) => 'break' | void; maxTokens?: number } = {},
+  options: {
+    signal?: AbortSignal;
+    onDelta?: (n: number) => 'break' | void;
+    maxTokens?: number;
+    model?: string;
+    maxTokensParam?: MaxTokensParam;
+  } = {},
 ): Promise<Run> {
   const chunks: ChatChunk[] = [];
   const deltas: string[] = [];
@@ -55,9 +62,10 @@ async function run(
   const started = Date.now();
   try {
     for await (const chunk of e.stream({
-      model: 'gpt-4o-mini',
+      model: options.model ?? 'gpt-4o-mini',
       messages,
       maxTokens: options.maxTokens ?? 2000,
+      ...(options.maxTokensParam ? { maxTokensParam: options.maxTokensParam } : {}),
       signal: options.signal ?? new AbortController().signal,
     })) {
       chunks.push(chunk);
@@ -122,11 +130,68 @@ describe('OpenAI-compatible chat engine', () => {
     });
   });
 
-  it('sends max_completion_tokens when configured', async () => {
-    await run(engine({ useMaxCompletionTokens: true }), { maxTokens: 77 });
+  it('sends max_completion_tokens when the model is configured so', async () => {
+    await run(engine(), { maxTokens: 77, maxTokensParam: 'max_completion_tokens' });
     const body = fake.requests[0]!.body as Record<string, unknown>;
     expect(body.max_completion_tokens).toBe(77);
     expect(body).not.toHaveProperty('max_tokens');
+  });
+
+  describe('the reply limit each model accepts (issue #25 item 8)', () => {
+    // OpenAI's o-series and GPT-5 answer max_tokens with 400 unsupported_parameter.
+    it.each(['o1', 'o3-mini', 'o4-mini', 'gpt-5', 'gpt-5-mini', 'gpt-5.1'])(
+      '%s chats: the limit goes as max_completion_tokens',
+      async (model) => {
+        fake.setBehaviour({ rejectsMaxTokens: true, reply: 'Reasoned.' });
+        const r = await run(engine(), { model, maxTokens: 300 });
+        expect(r.error).toBeUndefined();
+        expect(r.text).toBe('Reasoned.');
+        expect(fake.requests[0]!.body).toMatchObject({ model, max_completion_tokens: 300 });
+        expect(fake.requests[0]!.body).not.toHaveProperty('max_tokens');
+      },
+    );
+
+    // Ollama reads only max_tokens (PROVIDERS.md): other ids keep it.
+    it.each(['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'llama3.1:8b', 'openai/o3-mini', 'omni'])(
+      '%s keeps max_tokens',
+      async (model) => {
+        await run(engine(), { model, maxTokens: 300 });
+        expect(fake.requests[0]!.body).toMatchObject({ model, max_tokens: 300 });
+        expect(fake.requests[0]!.body).not.toHaveProperty('max_completion_tokens');
+      },
+    );
+
+    it('a model configured with max_tokens keeps it whatever its id (a local server)', async () => {
+      await run(engine(), { model: 'o1', maxTokens: 40, maxTokensParam: 'max_tokens' });
+      expect(fake.requests[0]!.body).toMatchObject({ max_tokens: 40 });
+    });
+  });
+
+  describe('how a reply ends', () => {
+    it('a refusal streams as refusal chunks and its usage is reported (openai-node refusal stream)', async () => {
+      // tests/lib/__snapshots__/ChatCompletionStream.test.ts.snap, ".stream() emits refusal
+      // logprobs events": the pieces, finish_reason "stop", usage 17 / 12.
+      const pieces = ["I'm", ' sorry', ',', ' but', ' I', " can't", ' assist', ' with', ' that', ' request', '.'];
+      fake.setBehaviour({ refusal: pieces, usageTokens: { prompt_tokens: 17, completion_tokens: 12 } });
+      const r = await run(engine());
+      expect(r.error).toBeUndefined();
+      expect(r.chunks).toEqual([
+        ...pieces.map((content) => ({ type: 'refusal', content })),
+        { type: 'usage', promptTokens: 17, completionTokens: 12 },
+      ]);
+    });
+
+    it.each(['length', 'content_filter'] as const)('finish_reason "%s" is reported with the usage', async (reason) => {
+      fake.setBehaviour({ reply: 'Cut here', finishReason: reason });
+      const r = await run(engine());
+      expect(r.text).toBe('Cut here');
+      expect(r.usage).toMatchObject({ type: 'usage', finishReason: reason });
+    });
+
+    it('finish_reason "stop" is an ordinary end', async () => {
+      const r = await run(engine());
+      expect(r.usage).not.toHaveProperty('finishReason');
+    });
   });
 
   it('reports the usage the service sends', async () => {
@@ -183,6 +248,23 @@ describe('OpenAI-compatible chat engine', () => {
       expect(err.userMessage).toBe(
         'The language model service is busy. Please try again later. Details: Rate limit reached for gpt-4o-mini',
       );
+    });
+
+    it('429 insufficient_quota -> unavailable, not retried, no provider text, counted as quota (#25 item 9)', async () => {
+      const quota = async () =>
+        (await registry.getSingleMetric('imagegen_provider_errors_total')?.get())?.values.find(
+          (v) => v.labels.provider === 'openai' && v.labels.kind === 'quota',
+        )?.value ?? 0;
+      const before = await quota();
+      fake.setBehaviour({ errorBeforeStream: INSUFFICIENT_QUOTA });
+      const err = providerError(await run(engine({ maxRetries: 2 })));
+      expect(err.kind).toBe('unavailable');
+      expect(err.status).toBe(429);
+      expect(err.userMessage).toBe('Chat is unavailable right now. Please try again later.');
+      // The operator's log keeps OpenAI's words.
+      expect(err.providerMessage).toMatch(/^You exceeded your current quota/);
+      expect(fake.requests).toHaveLength(1);
+      expect(await quota()).toBe(before + 1);
     });
 
     it('429 with a long retry-after is not waited for', async () => {
