@@ -6,6 +6,7 @@ import {
   coreGenerationBodySchema,
   DEFAULT_SDXL_SIZE,
   firstIssue,
+  generationProblem,
   firstIssueMessage,
   generationBodySchemas,
   IMAGE_MODEL_IDS,
@@ -385,6 +386,81 @@ describe('request body schemas (SPEC section 7 payloads)', () => {
   });
 });
 
+describe("generationProblem: what the form shows in the user's language", () => {
+  // The English text is SPEC's; the code and its values let the screen word it in Russian
+  // (SPEC 1: ru is the default language), so each must come with the problem.
+  it('gives the cost and the balance with an insufficient balance', () => {
+    expect(generationProblem({ model: 'ultra', prompt: 'a', aspectRatio: '1:1' }, 3)).toEqual({
+      code: 'INSUFFICIENT_TOKENS',
+      message: insufficientTokensMessage(16, 3),
+      details: { cost: 16, balance: 3 },
+    });
+  });
+
+  it('names the model when it is unknown', () => {
+    expect(generationProblem({ model: 'dalle' as GenerationInput['model'], prompt: 'a' }, 100)).toEqual({
+      code: 'UNKNOWN_MODEL',
+      message: 'Unknown model: dalle',
+      details: { model: 'dalle' },
+    });
+  });
+
+  it('names the SPEC 5 rule that failed', () => {
+    expect(generationProblem({ model: 'core', prompt: ' ' }, 100)).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: M.promptRequired,
+      details: { rule: 'promptRequired' },
+    });
+    expect(generationProblem({ model: 'sd3', prompt: 'a', aspectRatio: '1:1' }, 100)).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: M.variantRequired,
+      details: { rule: 'variantRequired' },
+    });
+  });
+});
+
+describe('request body schemas: missing and wrong values', () => {
+  it('calls a null, blank or absent size, ratio or variant "required", and a value of the wrong kind "invalid"', () => {
+    expect(firstMessage(originalGenerationBodySchema, { prompt: 'a', width: null, height: null })).toBe(M.sizeRequired);
+    expect(firstMessage(originalGenerationBodySchema, { prompt: 'a', width: '  ', height: 1024 })).toBe(M.sizeRequired);
+    expect(firstMessage(originalGenerationBodySchema, { prompt: 'a', width: true, height: 1024 })).toMatch(
+      /^Image size must be one of /,
+    );
+    expect(firstMessage(originalGenerationBodySchema, { prompt: 'a', width: [1024], height: 1024 })).toMatch(
+      /^Image size must be one of /,
+    );
+    expect(firstMessage(ultraGenerationBodySchema, { prompt: 'a', aspect_ratio: null })).toBe(M.ratioRequired);
+    expect(firstMessage(ultraGenerationBodySchema, { prompt: 'a', aspect_ratio: '  ' })).toBe(M.ratioRequired);
+    expect(firstMessage(ultraGenerationBodySchema, { prompt: 'a', aspect_ratio: 1 })).toMatch(
+      /^Aspect ratio must be one of /,
+    );
+    expect(firstMessage(sd3GenerationBodySchema, { prompt: 'a', aspect_ratio: '1:1', model: null })).toBe(
+      M.variantRequired,
+    );
+    expect(firstMessage(sd3GenerationBodySchema, { prompt: 'a', aspect_ratio: '1:1', model: ' ' })).toBe(
+      M.variantRequired,
+    );
+  });
+
+  it('answers a body that is not an object with rule 1, for the size-checked model too', () => {
+    for (const body of [null, undefined, 'prompt', 42, [{ prompt: 'a' }]]) {
+      expect(firstMessage(originalGenerationBodySchema, body)).toBe(M.promptRequired);
+    }
+  });
+
+  it('keeps newlines and tabs in the prompt and the negative prompt (README: multi-line texts)', () => {
+    const body = { prompt: 'a cat\n\ton a mat', negative_prompt: 'blur\nnoise', aspect_ratio: '1:1' };
+    expect(firstMessage(ultraGenerationBodySchema, body)).toBeNull();
+    expect(ultraGenerationBodySchema.parse(body)).toMatchObject(body);
+  });
+
+  it('says so when the negative prompt is not text', () => {
+    expect(firstMessage(ultraGenerationBodySchema, { prompt: 'a', aspect_ratio: '1:1', negative_prompt: 42 })).toMatch(
+      /^Negative prompt /,
+    );
+  });
+});
+
 describe('firstIssue: several fields wrong at once (SPEC section 5 order)', () => {
   // Issues as zod reports them, in any order: the one for the field SPEC checks first wins.
   const issue = (field: string | undefined, message = `${field ?? 'body'} is wrong`) => ({
@@ -488,6 +564,39 @@ describe('buildGenerationRequest', () => {
     ).toEqual({
       endpoint: '/api/stability-sd3/generate',
       body: { prompt: 'p', aspect_ratio: '2:3', model: 'sd3.5-medium', seed: 0 },
+    });
+  });
+
+  it("sends only the options the chosen model takes (SPEC 7), with the form's leftovers dropped", () => {
+    const leftovers = { stylePreset: 'anime', sd3Model: 'sd3.5-medium', aspectRatio: '16:9', size: '832x1216' };
+    expect(buildGenerationRequest({ model: 'ultra', prompt: 'p', ...leftovers }).body).toEqual({
+      prompt: 'p',
+      aspect_ratio: '16:9',
+    });
+    expect(buildGenerationRequest({ model: 'core', prompt: 'p', ...leftovers }).body).toEqual({
+      prompt: 'p',
+      aspect_ratio: '16:9',
+      style_preset: 'anime',
+    });
+    expect(buildGenerationRequest({ model: 'sd3', prompt: 'p', ...leftovers }).body).toEqual({
+      prompt: 'p',
+      aspect_ratio: '16:9',
+      model: 'sd3.5-medium',
+    });
+    // original has the form's style preset too (SPEC 2), and a size, not a ratio.
+    expect(buildGenerationRequest({ model: 'original', prompt: 'p', ...leftovers }).body).toEqual({
+      prompt: 'p',
+      width: 832,
+      height: 1216,
+      style_preset: 'anime',
+    });
+  });
+
+  it('falls back to the first SDXL size, 1024x1024, when none is chosen (SPEC 5)', () => {
+    expect(buildGenerationRequest({ model: 'original', prompt: 'p' }).body).toEqual({
+      prompt: 'p',
+      width: 1024,
+      height: 1024,
     });
   });
 
