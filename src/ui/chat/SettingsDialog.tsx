@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { Dialog } from 'radix-ui';
 import { X } from 'lucide-react';
 import {
@@ -48,6 +49,13 @@ export function SettingsDialog({
   onContextLimit: (value: string) => void;
 }) {
   const selected = models.find((m) => m.id === model);
+  // What is typed, until Enter or leaving the box hands it to the chart; then the box shows the
+  // limit the chart kept (clamped, or unchanged for text that is not a number).
+  const [draft, setDraft] = useState<string | null>(null);
+  const commit = () => {
+    if (draft !== null) onContextLimit(draft);
+    setDraft(null);
+  };
   return (
     <Dialog.Root open={open} onOpenChange={(next) => !next && onClose()}>
       <Dialog.Portal>
@@ -89,11 +97,11 @@ export function SettingsDialog({
             min={CONTEXT_TOKENS_LIMIT_MIN}
             max={CONTEXT_TOKENS_LIMIT_MAX}
             step={CONTEXT_TOKENS_LIMIT_STEP}
-            defaultValue={contextTokensLimit}
-            key={contextTokensLimit}
-            onBlur={(e) => onContextLimit(e.target.value)}
+            value={draft ?? String(contextTokensLimit)}
+            onChange={(e) => setDraft(e.target.value)}
+            onBlur={commit}
             onKeyDown={(e) => {
-              if (e.key === 'Enter') onContextLimit(e.currentTarget.value);
+              if (e.key === 'Enter') commit();
             }}
             className="mt-1 w-full rounded-lg border border-slate-300 px-3 py-2"
           />
