@@ -16,6 +16,8 @@ export function portraitProviderErrorToAppError(error: unknown): AppError {
     return new AppError('PROVIDER_ERROR', portraitMessages.failure, { cause: error });
   const details = { provider: 'portrait', kind: error.kind, status: error.status };
   if (error.kind === 'timeout') return new AppError('PROVIDER_TIMEOUT', undefined, { cause: error, details });
+  // The client went away or the server is shutting down: nobody reads this answer, the row keeps it.
+  if (error.kind === 'aborted') return new AppError('SERVICE_UNAVAILABLE', undefined, { cause: error, details });
   if (error.kind === 'http' && error.status === 429) {
     return new AppError('RATE_LIMITED', undefined, { cause: error, details });
   }

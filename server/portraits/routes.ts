@@ -4,6 +4,7 @@ import { portraitMessages, UPLOAD_MAX_BYTES } from '../../src/domain/portraits';
 import type { AuthService } from '../auth/service';
 import { currentUser, requireUser } from '../auth/session';
 import { AppError } from '../errors';
+import { disconnectSignal, watchDisconnect } from '../http/disconnect';
 import { fileTooLarge } from '../uploads/image-upload';
 import { spoolUpload } from '../uploads/spool';
 import type { PortraitForm, PortraitService } from './service';
@@ -34,6 +35,9 @@ export function portraitRoutes(
 ): void {
   const { auth, portraits, appOrigin } = deps;
   const guard = requireUser(auth);
+  // At shutdown the connections are closed first (cut after SHUTDOWN_GRACE_MS), which stops
+  // the portraits still running; the server then waits for their cancels and refunds.
+  app.addHook('onClose', () => portraits.drain());
 
   void app.register(async (scope) => {
     await scope.register(multipart, {
@@ -51,14 +55,18 @@ export function portraitRoutes(
     scope.post(
       PORTRAIT_ENDPOINT,
       {
-        // The app-wide hook refuses a foreign Origin; this upload also refuses a missing one.
-        onRequest: async (request) => {
-          if (request.headers.origin === undefined) {
-            throw new AppError('ORIGIN_REQUIRED', 'Requests must come from the app: the Origin header is missing', {
-              details: { expected: appOrigin },
-            });
-          }
-        },
+        onRequest: [
+          // The app-wide hook refuses a foreign Origin; this upload also refuses a missing one.
+          async (request) => {
+            if (request.headers.origin === undefined) {
+              throw new AppError('ORIGIN_REQUIRED', 'Requests must come from the app: the Origin header is missing', {
+                details: { expected: appOrigin },
+              });
+            }
+          },
+          // A client that goes away stops its portrait: the prediction is cancelled, the charge refunded.
+          watchDisconnect,
+        ],
         preHandler: [
           guard,
           async (request) => {
@@ -72,7 +80,7 @@ export function portraitRoutes(
         const user = currentUser(request);
         const form = await readForm(request);
         try {
-          return await portraits.create(user, form);
+          return await portraits.create(user, form, disconnectSignal(request));
         } finally {
           // The photo is never kept: its temporary file goes with the request.
           await form.file?.dispose();

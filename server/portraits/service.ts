@@ -54,6 +54,9 @@ const DEADLINE_MARGIN_MS = 5000;
  * row, any failure refunds. The uploaded photo lives only in this request's memory.
  */
 export class PortraitService {
+  /** Portraits being made, so a shutdown can wait for each to settle (paid or refunded). */
+  private readonly inFlight = new Set<Promise<unknown>>();
+
   constructor(
     private readonly db: Db,
     private readonly jobs: PaidJobs,
@@ -65,8 +68,37 @@ export class PortraitService {
   /**
    * `user.tokensAmount` is the balance as the session check read it at this request's
    * start (as the chat's check uses it); the charge itself re-checks atomically.
+   * `stop` aborts when nobody waits for the answer any more (the client went away; at
+   * shutdown the server cuts the connections): the provider's work is cancelled there and
+   * the charge refunded.
    */
-  async create(user: { id: number; tokensAmount: number }, form: PortraitForm): Promise<PortraitReply> {
+  async create(
+    user: { id: number; tokensAmount: number },
+    form: PortraitForm,
+    stop?: AbortSignal,
+  ): Promise<PortraitReply> {
+    const made = this.make(user, form, stop);
+    this.inFlight.add(made);
+    try {
+      return await made;
+    } finally {
+      this.inFlight.delete(made);
+    }
+  }
+
+  /**
+   * Resolves once every portrait in progress has settled (its prediction cancelled, its
+   * charge refunded or its image stored). At shutdown, after the connections are closed.
+   */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async make(
+    user: { id: number; tokensAmount: number },
+    form: PortraitForm,
+    stop: AbortSignal | undefined,
+  ): Promise<PortraitReply> {
     const userId = user.id;
     const request = parseForm(form, this.options.appUrl);
 
@@ -79,6 +111,9 @@ export class PortraitService {
 
     const source = owned ? await this.readStored(owned.fileName) : (request.photo as PhotoUpload).file;
     const photo = await decodeUpload(source);
+
+    // Nobody is waiting any more: nothing is charged.
+    if (stop?.aborted) throw new AppError('SERVICE_UNAVAILABLE', undefined, { cause: stop.reason });
 
     const target = portraitPixelSize(request.aspectRatio);
     const { image, balanceAfter } = await this.jobs.run<PortraitResult>({
@@ -107,7 +142,7 @@ export class PortraitService {
               aspectRatio: request.aspectRatio,
               stylePreset: request.stylePreset,
               outputFormat: request.outputFormat,
-              signal,
+              signal: stop ? AbortSignal.any([signal, stop]) : signal,
             }),
           (cause) => new PortraitProviderError('timeout', `The portrait provider did not answer in time`, { cause }),
           (error) => error instanceof PortraitProviderError,

@@ -1,19 +1,33 @@
 import sharp, { type Metadata } from 'sharp';
 import type { PortraitOutputFormat } from '../../../src/domain/portraits';
 import { MIME_TYPES, type ImageMimeType } from '../images/types';
+import { countProviderError, type ProviderErrorKind } from '../../metrics';
 import { PortraitProviderError, type PortraitJob, type PortraitProvider, type PortraitResult } from './types';
 
 /**
  * Portraits through Replicate's predictions API (PROVIDERS.md "Portraits"):
  *
  * 1. `POST /v1/models/{owner}/{name}/predictions` (or `/v1/predictions` with a version
- *    when the model is `owner/name:version`) with `Prefer: wait`, the photo as a data URI;
+ *    when the model is `owner/name:version`) with a short `Prefer: wait`, a `Cancel-After`
+ *    at our own deadline, and the photo as a data URI;
  * 2. while the prediction is starting or processing, poll `GET /v1/predictions/{id}` on
  *    the configured API host (never on an address from the answer);
  * 3. download the output at once (Replicate deletes it after an hour), only from the API
  *    host or a configured delivery host, over the same scheme, with a size limit and no
  *    redirects; convert it to the asked format when the model delivers another;
- * 4. past the deadline, cancel the prediction (`POST /v1/predictions/{id}/cancel`).
+ * 4. whenever we stop waiting for a prediction that has not ended (an error, our deadline,
+ *    the caller's signal: the client gone, the server shutting down), cancel it with
+ *    `POST /v1/predictions/{id}/cancel`, so nothing runs on that Replicate bills.
+ *
+ * Retries follow the official client (replicate-javascript, `request()` in index.js and
+ * `withAutomaticRetries` in lib/util.js): a GET is retried on 429 and 5xx, any other
+ * method on 429 only; at most 5 retries; the wait is `Retry-After` (seconds or an HTTP
+ * date) when the answer has one, else 500 ms * 2^attempt plus up to 100 ms of jitter.
+ * Two deliberate differences: the cancel is retried on 5xx and network errors too (a
+ * second cancel of the same prediction changes nothing, and a lost cancel is billed), and
+ * a create is never repeated after a network error (the first may have started a
+ * prediction whose id we would never learn). A wait that would end past our deadline is
+ * not started: the call fails with the last answer at once.
  *
  * The model and its input field names are configuration; the defaults are
  * black-forest-labs/flux-kontext-pro's `prompt`, `input_image`, `aspect_ratio`,
@@ -36,6 +50,24 @@ export const DEFAULT_REPLICATE_INPUT_NAMES: ReplicateInputNames = {
 };
 export const DEFAULT_REPLICATE_DELIVERY_HOSTS = ['replicate.delivery', '*.replicate.delivery'];
 
+/** The waits between retries; tests pass a clock whose sleep returns at once. */
+export interface RetryClock {
+  now(): number;
+  /** Resolves after `ms`; rejects when `signal` aborts first. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+export interface ReplicateRetryOptions {
+  /** Retries after the first attempt (replicate-javascript: 5). */
+  maxRetries?: number;
+  /** Backoff base: intervalMs * 2^attempt (replicate-javascript: 500). */
+  intervalMs?: number;
+  /** Up to this much is added to each backoff (replicate-javascript: 100). */
+  jitterMs?: number;
+  clock?: RetryClock;
+  random?: () => number;
+}
+
 export interface ReplicateOptions {
   apiToken: string;
   baseUrl: string;
@@ -48,30 +80,52 @@ export interface ReplicateOptions {
   deliveryHosts?: string[];
   /** The largest output accepted. */
   maxOutputBytes?: number;
+  retry?: ReplicateRetryOptions;
+  /** How long a cancel may take with its retries (it runs after our own deadline). */
+  cancelTimeoutMs?: number;
 }
 
 /** What a prediction looks like on the wire (only what we read). */
 interface Prediction {
   id: string;
-  status: 'starting' | 'processing' | 'succeeded' | 'failed' | 'canceled';
+  status: 'starting' | 'processing' | 'succeeded' | 'failed' | 'canceled' | 'aborted';
   output?: unknown;
   error?: unknown;
 }
 
-const STATUSES = new Set(['starting', 'processing', 'succeeded', 'failed', 'canceled']);
+/** `aborted`: Replicate's own deadline (Cancel-After) struck before the prediction started. */
+const STATUSES = new Set(['starting', 'processing', 'succeeded', 'failed', 'canceled', 'aborted']);
+const running = (prediction: Prediction) => prediction.status === 'starting' || prediction.status === 'processing';
 const DEFAULT_POLL_MS = 1000;
 const DEFAULT_MAX_OUTPUT_BYTES = 30 * 1024 * 1024;
-/** Replicate holds a `Prefer: wait` request at most 60 s. */
-const MAX_WAIT_S = 60;
+/**
+ * How long Replicate may hold the create (`Prefer: wait`, at most 60 s). Short, because
+ * until the create answers we do not know the prediction's id: a caller that goes away
+ * meanwhile has to wait for the answer to cancel what it started.
+ */
+const PREFER_WAIT_S = 5;
+/** How long a create may take beyond its `Prefer: wait`. */
+const CREATE_SLACK_MS = 10_000;
+const DEFAULT_CANCEL_TIMEOUT_MS = 10_000;
+/** replicate-javascript's defaults (lib/util.js withAutomaticRetries). */
+const DEFAULT_RETRY = { maxRetries: 5, intervalMs: 500, jitterMs: 100 };
+
+export const realClock: RetryClock = { now: () => Date.now(), sleep };
 
 /** flux-kontext-pro delivers jpg or png; webp is made here from a lossless png. */
 const WIRE_FORMAT: Record<PortraitOutputFormat, string> = { webp: 'png', png: 'png', jpeg: 'jpg' };
+
+type Operation = 'create' | 'poll' | 'cancel';
 
 export function createReplicatePortraitProvider(options: ReplicateOptions): PortraitProvider {
   const base = new URL(options.baseUrl.replace(/\/+$/, '') + '/');
   const names = { ...DEFAULT_REPLICATE_INPUT_NAMES, ...options.inputNames };
   const pollMs = options.pollIntervalMs ?? DEFAULT_POLL_MS;
   const maxBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const cancelTimeoutMs = options.cancelTimeoutMs ?? DEFAULT_CANCEL_TIMEOUT_MS;
+  const retry = { ...DEFAULT_RETRY, ...options.retry };
+  const clock = options.retry?.clock ?? realClock;
+  const random = options.retry?.random ?? Math.random;
   const deliveryHosts = (options.deliveryHosts ?? DEFAULT_REPLICATE_DELIVERY_HOSTS).map((h) => h.toLowerCase());
   const headers = {
     authorization: `Bearer ${options.apiToken}`,
@@ -80,36 +134,89 @@ export function createReplicatePortraitProvider(options: ReplicateOptions): Port
 
   const api = (path: string) => new URL(path.replace(/^\/+/, ''), base);
 
-  async function call(url: URL, init: RequestInit, signal: AbortSignal): Promise<Prediction> {
+  /**
+   * One API call with the official client's retries. `request` aborts an attempt in
+   * flight; `wait` stops the retrying (between attempts); `until` (by the clock) is the
+   * moment past which no wait is started.
+   */
+  async function send(
+    operation: Operation,
+    url: URL,
+    init: RequestInit,
+    limits: { request: AbortSignal; wait: AbortSignal; until: number },
+  ): Promise<Prediction> {
+    for (let attempt = 0; ; attempt += 1) {
+      let failure: PortraitProviderError;
+      let retryAfterMs: number | undefined;
+      limits.wait.throwIfAborted();
+      try {
+        return await attemptOnce(url, init, limits.request);
+      } catch (error) {
+        if (!(error instanceof PortraitProviderError)) throw error;
+        failure = error;
+        retryAfterMs = retryAfterOf(error.retryAfter, clock.now());
+      }
+      const retryable =
+        failure.kind === 'http'
+          ? failure.status === 429 || (operation !== 'create' && (failure.status ?? 0) >= 500)
+          : failure.kind === 'network' && operation !== 'create';
+      if (!retryable || attempt >= retry.maxRetries) throw failure;
+      const delay = retryAfterMs ?? retry.intervalMs * 2 ** attempt + Math.floor(random() * retry.jitterMs);
+      if (clock.now() + delay > limits.until) throw failure;
+      try {
+        await clock.sleep(delay, limits.wait);
+      } catch (error) {
+        if (!limits.wait.aborted) throw error;
+        // We stopped waiting: what the provider last said is the reason the call failed.
+        throw failure;
+      }
+    }
+  }
+
+  async function attemptOnce(url: URL, init: RequestInit, signal: AbortSignal): Promise<Prediction> {
     let response: Response;
     try {
       response = await fetch(url, { ...init, headers: { ...headers, ...init.headers }, signal, redirect: 'error' });
     } catch (error) {
       if (signal.aborted) throw error;
+      countProviderError('replicate', 'network');
       throw new PortraitProviderError('network', `Replicate could not be reached: ${String(error)}`, { cause: error });
     }
-    const text = await response.text();
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      if (signal.aborted) throw error;
+      countProviderError('replicate', 'network');
+      throw new PortraitProviderError('network', `Replicate's answer was cut: ${String(error)}`, { cause: error });
+    }
     let body: unknown;
     try {
       body = text ? (JSON.parse(text) as unknown) : undefined;
     } catch (error) {
+      if (response.ok) countProviderError('replicate', 'invalid_response');
+      else countProviderError('replicate', errorKindOf(response.status));
       throw new PortraitProviderError(
-        'malformed',
+        response.ok ? 'malformed' : 'http',
         `Replicate answered ${response.status} with a body that is not JSON`,
-        {
-          status: response.status,
-          cause: error,
-        },
+        { status: response.status, cause: error, retryAfter: response.headers.get('retry-after') ?? undefined },
       );
     }
     if (!response.ok) {
+      countProviderError('replicate', errorKindOf(response.status));
       const detail = errorDetail(body);
       throw new PortraitProviderError('http', `Replicate answered ${response.status}${detail ? `: ${detail}` : ''}`, {
         status: response.status,
         providerMessage: detail,
+        retryAfter: response.headers.get('retry-after') ?? undefined,
       });
     }
-    return parsePrediction(body, response.status);
+    try {
+      return parsePrediction(body, response.status);
+    } catch (error) {
+      countProviderError('replicate', 'invalid_response');
+      throw error;
+    }
   }
 
   function predictionsUrl(): { url: URL; version?: string } {
@@ -184,44 +291,71 @@ export function createReplicatePortraitProvider(options: ReplicateOptions): Port
     return Buffer.concat(chunks);
   }
 
+  /**
+   * Cancels a prediction we stopped waiting for, retried within its own time (the
+   * caller's has usually run out). A cancel that still fails is counted; Replicate's own
+   * deadline (the create's Cancel-After) stops the prediction then.
+   */
   async function cancel(id: string): Promise<void> {
-    // A best effort with its own short deadline: the caller's has passed already.
-    await fetch(api(`v1/predictions/${encodeURIComponent(id)}/cancel`), {
-      method: 'POST',
-      headers,
-      signal: AbortSignal.timeout(5000),
-      redirect: 'error',
-    })
-      .then((response) => response.body?.cancel())
-      .catch(() => undefined);
+    const budget = AbortSignal.timeout(cancelTimeoutMs);
+    try {
+      await send(
+        'cancel',
+        api(`v1/predictions/${encodeURIComponent(id)}/cancel`),
+        { method: 'POST' },
+        {
+          request: budget,
+          wait: budget,
+          until: clock.now() + cancelTimeoutMs,
+        },
+      );
+    } catch (error) {
+      if (budget.aborted) countProviderError('replicate', 'timeout');
+      // The failure of each attempt is counted; the caller's own error is the one to report.
+      void error;
+    }
   }
 
   return {
     name: 'replicate',
     async create(job: PortraitJob): Promise<PortraitResult> {
+      const until = clock.now() + options.timeoutMs;
       const deadline = AbortSignal.timeout(options.timeoutMs);
       const signal = job.signal ? AbortSignal.any([job.signal, deadline]) : deadline;
-      const started = Date.now();
       const { url, version } = predictionsUrl();
+      // Held at most half the deadline, so the answer (and the id to cancel) comes in time.
+      const waitS = Math.max(1, Math.min(PREFER_WAIT_S, Math.floor(options.timeoutMs / 2000)));
+      // The create runs to its answer even when we stop waiting meanwhile: without the id
+      // in it, the prediction it started could not be cancelled.
+      const creating = send(
+        'create',
+        url,
+        {
+          method: 'POST',
+          headers: { prefer: `wait=${waitS}`, 'cancel-after': cancelAfter(options.timeoutMs) },
+          body: JSON.stringify({ ...(version ? { version } : {}), input: inputOf(job) }),
+        },
+        { request: AbortSignal.timeout(waitS * 1000 + CREATE_SLACK_MS), wait: signal, until },
+      );
       let prediction: Prediction | undefined;
       try {
-        // Held at most half the deadline, so the answer (and the id to cancel) comes in time.
-        const waitS = Math.max(1, Math.min(MAX_WAIT_S, Math.floor(options.timeoutMs / 2000)));
-        prediction = await call(
-          url,
-          {
-            method: 'POST',
-            headers: { prefer: `wait=${waitS}` },
-            body: JSON.stringify({ ...(version ? { version } : {}), input: inputOf(job) }),
-          },
-          signal,
-        );
-        while (prediction.status === 'starting' || prediction.status === 'processing') {
+        prediction = await untilAborted(creating, signal);
+        while (running(prediction)) {
           await sleep(pollMs, signal);
-          prediction = await call(api(`v1/predictions/${encodeURIComponent(prediction.id)}`), {}, signal);
+          prediction = await send(
+            'poll',
+            api(`v1/predictions/${encodeURIComponent(prediction.id)}`),
+            {},
+            {
+              request: signal,
+              wait: signal,
+              until,
+            },
+          );
         }
         if (prediction.status !== 'succeeded') {
           const reason = typeof prediction.error === 'string' ? prediction.error : undefined;
+          countProviderError('replicate', 'refused');
           throw new PortraitProviderError('failed', `The prediction ended ${prediction.status}`, {
             providerMessage: reason,
           });
@@ -230,20 +364,68 @@ export function createReplicatePortraitProvider(options: ReplicateOptions): Port
         const bytes = await download(output, signal);
         return await toResult(bytes, job.outputFormat);
       } catch (error) {
-        if (signal.aborted && !(error instanceof PortraitProviderError)) {
-          if (prediction && (prediction.status === 'starting' || prediction.status === 'processing')) {
-            await cancel(prediction.id);
-          }
+        // Whatever ended the wait, a prediction still running is cancelled before we go.
+        const last = prediction ?? (await creating.catch(() => undefined));
+        if (last && running(last)) await cancel(last.id);
+        if (error instanceof PortraitProviderError) throw error;
+        if (signal.aborted) {
+          const timedOut = deadline.aborted || isTimeout(job.signal?.reason);
+          if (timedOut) countProviderError('replicate', 'timeout');
           throw new PortraitProviderError(
-            'timeout',
-            `Replicate did not finish within ${options.timeoutMs} ms (${Date.now() - started} ms)`,
+            timedOut ? 'timeout' : 'aborted',
+            timedOut
+              ? `Replicate did not finish within ${options.timeoutMs} ms`
+              : 'The portrait was stopped before Replicate finished',
             { cause: error },
           );
+        }
+        if (isTimeout(error)) {
+          // The create's own limit: Replicate held it past Prefer: wait and the slack.
+          countProviderError('replicate', 'timeout');
+          throw new PortraitProviderError('timeout', 'Replicate did not answer the create in time', { cause: error });
         }
         throw error;
       }
     },
   };
+}
+
+/** replicate-javascript reads Retry-After as seconds or as an HTTP date. */
+function retryAfterOf(value: string | undefined, now: number): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text) * 1000);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Replicate's Cancel-After takes a duration such as `90s` or `1m`. */
+function cancelAfter(timeoutMs: number): string {
+  return `${Math.max(5, Math.ceil(timeoutMs / 1000))}s`;
+}
+
+function errorKindOf(status: number): ProviderErrorKind {
+  if (status === 429) return 'rate_limited';
+  if (status === 402) return 'quota';
+  if (status >= 500) return 'server_error';
+  return 'refused';
+}
+
+function isTimeout(reason: unknown): boolean {
+  return reason instanceof Error && reason.name === 'TimeoutError';
+}
+
+/** `promise`, or the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason as Error);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([promise, aborted]).finally(() => {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  });
 }
 
 function parsePrediction(body: unknown, status: number): Prediction {

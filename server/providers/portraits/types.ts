@@ -9,7 +9,10 @@ export interface PortraitJob {
   /** SPEC: the portrait screen sends photographic; absent when the request has none. */
   stylePreset?: string;
   outputFormat: PortraitOutputFormat;
-  /** Aborts the call (the service's deadline). */
+  /**
+   * Aborts the call: the service's deadline, the client gone, the server shutting down.
+   * A provider stops its paid work at the provider before it settles.
+   */
   signal?: AbortSignal;
 }
 
@@ -36,7 +39,9 @@ export type PortraitProviderErrorKind =
   | 'malformed'
   | 'network'
   /** The prediction ended as failed or canceled on the provider's side. */
-  | 'failed';
+  | 'failed'
+  /** We stopped waiting (the client went away, the server is shutting down); the prediction was cancelled. */
+  | 'aborted';
 
 /** A provider call that produced no usable portrait; the charge is refunded. */
 export class PortraitProviderError extends Error {
@@ -44,17 +49,20 @@ export class PortraitProviderError extends Error {
   readonly status?: number;
   /** The provider's own text (an error detail or a prediction's error). */
   readonly providerMessage?: string;
+  /** The answer's Retry-After header, as sent. */
+  readonly retryAfter?: string;
 
   constructor(
     kind: PortraitProviderErrorKind,
     message: string,
-    options: { status?: number; providerMessage?: string; cause?: unknown } = {},
+    options: { status?: number; providerMessage?: string; retryAfter?: string; cause?: unknown } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = 'PortraitProviderError';
     this.kind = kind;
     this.status = options.status;
     this.providerMessage = options.providerMessage;
+    this.retryAfter = options.retryAfter;
   }
 }
 

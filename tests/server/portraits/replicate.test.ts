@@ -24,8 +24,7 @@ describe.each(testDatabases())('portraits through Replicate on $name', (kind) =>
     });
   });
   afterEach(() => {
-    fake.behaviour = 'succeed';
-    fake.requests.length = 0;
+    fake.reset();
   });
   afterAll(async () => {
     await app.close();
