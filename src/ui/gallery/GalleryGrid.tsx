@@ -1,5 +1,6 @@
 import { useSelector } from '@xstate/react';
 import { Download, Eye, Trash2 } from 'lucide-react';
+import { formatFileSize } from '../../domain/format';
 import { thumbnailSize } from '../../domain/image-record';
 import { i18next } from '../../i18n';
 import { visibleImages } from '../../machines/gallery';
@@ -54,7 +55,7 @@ export function GalleryGrid({ actor }: { actor: GalleryRef }) {
             </p>
             <p className="text-xs text-slate-700">
               <span className="sr-only">{t('gallery:card.size')}: </span>
-              {image.size}
+              {formatFileSize(image.fileSize)}
             </p>
             <p className="text-xs text-slate-700">
               <span className="sr-only">{t('gallery:card.created')}: </span>
