@@ -180,6 +180,45 @@ describe.each(testDatabases())('Replicate retries and cancels on $name', (kind) 
       await expectLedgerConsistent(app, user);
     });
 
+    it('a create answered 500 is not sent again (it may have started a prediction), and is refunded', async () => {
+      // replicate-javascript index.test.ts "Does not automatically retry on 500" (a POST).
+      clock = testClock();
+      const user = await newUser(app);
+      const before = await money(app, user);
+      fake.fail('create', { status: 500 });
+
+      const result = await post(app, user);
+
+      expect(result.status, JSON.stringify(result.body)).toBe(502);
+      expect(creates(fake)).toHaveLength(1);
+      expect(clock.waits).toEqual([]);
+      const after = await money(app, user);
+      expect(after.balance).toBe(before.balance);
+      expect(added(before.entries, after.entries)).toEqual([
+        { delta: PORTRAIT_COST, kind: 'refund' },
+        { delta: -PORTRAIT_COST, kind: 'portrait' },
+      ]);
+      await expectLedgerConsistent(app, user);
+    });
+
+    it('Retry-After as an HTTP date is waited out until that moment', async () => {
+      // replicate-javascript lib/util.js: "Retry-After is a date".
+      clock = testClock();
+      const user = await newUser(app);
+      fake.behaviour = 'succeed-after-polls';
+      fake.fail('poll', {
+        status: 429,
+        retryAfter: new Date(Math.ceil(clock.now() / 1000) * 1000 + 3000).toUTCString(),
+      });
+
+      const result = await post(app, user);
+
+      expect(result.status, JSON.stringify(result.body)).toBe(200);
+      expect(clock.waits).toHaveLength(1);
+      expect(clock.waits[0]).toBeGreaterThan(2000);
+      expect(clock.waits[0]).toBeLessThanOrEqual(4000);
+    });
+
     it.each([500, 502])(
       'polls answered %i every time: retried 5 times with backoff, then the portrait fails, is refunded once and the prediction cancelled',
       async (status) => {

@@ -54,6 +54,9 @@ describe.each(testDatabases())('portraits through Replicate on $name', (kind) =>
       const create = fake.requests.find((r) => r.method === 'POST');
       expect(create?.path).toBe('/v1/models/black-forest-labs/flux-kontext-pro/predictions');
       expect(create?.headers.prefer).toMatch(/^wait=\d+$/);
+      // Replicate's own deadline (changelog 2025-10-16 "Set deadlines for predictions":
+      // `Cancel-After: 1m`): at our wait limit Replicate stops a prediction we lost track of.
+      expect(create?.headers['cancel-after']).toBe('5s');
       const input = (create?.body as { input: Record<string, string> }).input;
       expect(Object.keys(input).sort()).toEqual(['aspect_ratio', 'input_image', 'output_format', 'prompt']);
       expect(input).toMatchObject({ prompt: 'A knight in armour', aspect_ratio: '2:3', output_format: 'png' });
