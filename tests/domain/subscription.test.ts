@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { Subscription } from '../../src/domain/billing';
 import {
+  canCancelSubscription,
   FALLBACK_SUBSCRIPTION,
   summarizeSubscription,
   subscriptionTypeOf,
@@ -127,6 +129,7 @@ describe('withTokenAmount', () => {
   it('sets used tokens to total minus the new amount for pro and premium', () => {
     expect(withTokenAmount(summary('pro'), 400).tokensUsed).toBe(600);
     expect(withTokenAmount(summary('premium'), 1000).tokensUsed).toBe(0);
+    expect(withTokenAmount(summary('premium'), 250).tokensUsed).toBe(750);
   });
 
   it('never goes below 0', () => {
@@ -136,5 +139,32 @@ describe('withTokenAmount', () => {
   it('leaves starter and payg as they were', () => {
     expect(withTokenAmount(summary('starter'), 400)).toEqual(summary('starter'));
     expect(withTokenAmount(summary('payg'), 400)).toEqual(summary('payg'));
+  });
+});
+
+describe('canCancelSubscription (POST /api/payments/cancel-subscription)', () => {
+  const subscription = (overrides: Partial<Subscription> = {}): Subscription => ({
+    plan: { name: 'pro', tokensPerMonth: 1000, trialDays: 7 },
+    status: 'active',
+    tokensUsedThisPeriod: 0,
+    nextBillingDate: '2025-04-01T10:00:00.000Z',
+    canceledAt: null,
+    createdAt: '2025-03-01T10:00:00.000Z',
+    trialEndsAt: null,
+    cancelAtPeriodEnd: false,
+    ...overrides,
+  });
+
+  it('offers cancelling a subscription that still renews, on trial or past due too', () => {
+    expect(canCancelSubscription(subscription())).toBe(true);
+    expect(canCancelSubscription(subscription({ status: 'trial' }))).toBe(true);
+    expect(canCancelSubscription(subscription({ status: 'past_due' }))).toBe(true);
+  });
+
+  it('does not offer it without a subscription or once it is cancelled', () => {
+    expect(canCancelSubscription(null)).toBe(false);
+    expect(canCancelSubscription(subscription({ status: 'cancelled' }))).toBe(false);
+    expect(canCancelSubscription(subscription({ cancelAtPeriodEnd: true }))).toBe(false);
+    expect(canCancelSubscription(subscription({ canceledAt: '2025-03-10T10:00:00.000Z' }))).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isStorableText, storedText, textLength } from '../../src/domain/text';
+import { issueErrorCode, isStorableText, storedText, textLength } from '../../src/domain/text';
 
 describe('textLength', () => {
   it('counts code points, the way a person counts characters', () => {
@@ -49,5 +49,54 @@ describe('storedText', () => {
     expect(schema.safeParse('😀😀😀😀😀😀').error?.issues[0]?.message).toBe('too long');
     expect(schema.safeParse('   ').error?.issues[0]?.message).toBe('required');
     expect(schema.safeParse(undefined).error?.issues[0]?.message).toBe('required');
+  });
+});
+
+describe('storedText: one message per rule', () => {
+  const schema = storedText({ max: 5, multiline: false, required: 'R', notText: 'N', missing: 'M', tooLong: 'L' });
+  const messages = (value: unknown) => schema.safeParse(value).error?.issues.map((issue) => issue.message);
+
+  it('calls a null or absent value missing and anything else not text', () => {
+    expect(messages(undefined)).toEqual(['M']);
+    expect(messages(null)).toEqual(['M']);
+    expect(messages(42)).toEqual(['N']);
+  });
+
+  it('says only "required" for a long blank text, and only "invalid" for a long text with controls', () => {
+    expect(messages(' '.repeat(20))).toEqual(['R']);
+    expect(messages(`ab\u0000${'c'.repeat(20)}`)).toEqual(['Text contains characters that are not allowed']);
+  });
+
+  it('keeps the spaces of a text it is not told to trim, and counts them', () => {
+    const untrimmed = storedText({ max: 6, multiline: true, tooLong: 'L' });
+    expect(untrimmed.parse('  ab  ')).toBe('  ab  ');
+    expect(untrimmed.safeParse('   ab   ').error?.issues[0]?.message).toBe('L');
+    const trimmed = storedText({ max: 6, multiline: true, tooLong: 'L', trim: true });
+    expect(trimmed.parse('   ab   ')).toBe('ab');
+  });
+
+  it('marks the control-character issue with INVALID_TEXT for the server to answer with', () => {
+    const issue = schema.safeParse('a\u0007b').error?.issues[0];
+    expect(issueErrorCode(issue)).toBe('INVALID_TEXT');
+    expect(issueErrorCode(schema.safeParse('abcdefgh').error?.issues[0])).toBeUndefined();
+  });
+});
+
+describe('issueErrorCode', () => {
+  it('reads a string code from the params of an issue, and nothing else', () => {
+    expect(issueErrorCode({ params: { code: 'INVALID_TEXT' } })).toBe('INVALID_TEXT');
+    for (const issue of [
+      undefined,
+      null,
+      'INVALID_TEXT',
+      42,
+      {},
+      { params: null },
+      { params: 'INVALID_TEXT' },
+      { params: {} },
+      { params: { code: 7 } },
+    ]) {
+      expect(issueErrorCode(issue)).toBeUndefined();
+    }
   });
 });
