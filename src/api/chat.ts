@@ -128,6 +128,7 @@ export async function readChatStream(
             tokensUsed: data.tokensUsed ?? 0,
             balanceAfter: data.balanceAfter ?? 0,
             ...(data.messageId !== undefined ? { messageId: data.messageId } : {}),
+            ...(data.ending !== undefined ? { ending: data.ending } : {}),
           });
         }
       }

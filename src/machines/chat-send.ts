@@ -1,5 +1,5 @@
 import { assign, enqueueActions, fromCallback, fromPromise, raise, setup, type AnyActorRef } from 'xstate';
-import { CHAT_MAX_TOKENS_DEFAULT, cannotPayAnyReply, chatProblem } from '../domain/chat';
+import { CHAT_MAX_TOKENS_DEFAULT, cannotPayAnyReply, chatProblem, type ReplyEnding } from '../domain/chat';
 import { NEW_CONVERSATION_TITLE, type Conversation, type Message } from '../domain/conversation';
 import { balanceOf, problemOf, type Problem } from '../domain/errors';
 
@@ -14,7 +14,8 @@ export interface ChatStreamInput {
 /** What the stream actor (src/api) sends back while a reply arrives. */
 export type ChatStreamEvent =
   | { type: 'STREAM.CHUNK'; content: string }
-  | { type: 'STREAM.COMPLETE'; tokensUsed: number; balanceAfter: number; messageId?: number }
+  /** `ending`: the reply is a refusal, was cut at the length limit, or was stopped by the filter. */
+  | { type: 'STREAM.COMPLETE'; tokensUsed: number; balanceAfter: number; messageId?: number; ending?: ReplyEnding }
   /** The request was refused or the reply failed; `balanceAfter` is the server's figure when it said. */
   | { type: 'STREAM.ERROR'; problem: Problem; balanceAfter?: number };
 
@@ -184,7 +185,7 @@ export const chatSendMachine = setup({
           }
         : null,
     })),
-    finishExchange: assign(({ context }, params: { tokensUsed: number; messageId?: number }) => ({
+    finishExchange: assign(({ context }, params: { tokensUsed: number; messageId?: number; ending?: ReplyEnding }) => ({
       pending: context.pending
         ? {
             ...context.pending,
@@ -192,6 +193,7 @@ export const chatSendMachine = setup({
               ...context.pending.assistant,
               tokensUsed: params.tokensUsed,
               id: params.messageId ?? context.pending.assistant.id,
+              ...(params.ending !== undefined ? { ending: params.ending } : {}),
             },
           }
         : null,
@@ -218,7 +220,8 @@ export const chatSendMachine = setup({
       enqueue.sendTo(context.routing, {
         type: 'MESSAGES.APPENDED',
         conversationId: context.conversationId,
-        messages: assistant.content !== '' ? [user, assistant] : [user],
+        // A reply the filter stopped before any text is still an answer: its note is shown.
+        messages: assistant.content !== '' || assistant.ending !== undefined ? [user, assistant] : [user],
       });
     }),
     announceCreated: enqueueActions(({ context, enqueue }, params: { conversation: Conversation }) => {
@@ -396,7 +399,11 @@ export const chatSendMachine = setup({
           actions: [
             {
               type: 'finishExchange',
-              params: ({ event }) => ({ tokensUsed: event.tokensUsed, messageId: event.messageId }),
+              params: ({ event }) => ({
+                tokensUsed: event.tokensUsed,
+                messageId: event.messageId,
+                ending: event.ending,
+              }),
             },
             'handOver',
             'clearPending',

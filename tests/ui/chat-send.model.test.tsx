@@ -87,7 +87,10 @@ const CHUNK = 'Monads wrap values.';
 /** The stream's last event (SPEC 7): isComplete, tokensUsed and the balance after the charge. */
 const COMPLETE = { isComplete: true, tokensUsed: 12, balanceAfter: 47 };
 
-type Reason = 'createConversation' | 'createOrLoadConversation' | 'sendMessage' | 'fallback' | 'insufficient';
+type Reason =
+  'createConversation' | 'createOrLoadConversation' | 'sendMessage' | 'fallback' | 'insufficient' | 'unavailable';
+/** Issue #25 items 6, 7: a reply that is a refusal, was cut at the length limit, or was stopped by the filter. */
+type Ending = 'refusal' | 'length' | 'content_filter';
 /** How a reply fails on the wire, and the balance it states. */
 const FAILURES = {
   // SPEC 8: a stream error with no message shows "Something went wrong :(".
@@ -96,6 +99,8 @@ const FAILURES = {
   refused: { reason: 'insufficient', balance: 1 },
   // The connection breaks while the reply arrives.
   broken: { reason: 'sendMessage', balance: null },
+  // Issue #25 item 9: the provider's account is empty; the server says only that chat is unavailable.
+  unavailable: { reason: 'unavailable', balance: 48 },
 } as const satisfies Record<string, { reason: Reason; balance: number | null }>;
 type Failure = keyof typeof FAILURES;
 
@@ -131,7 +136,14 @@ const TEXT = {
       sendMessage: 'Failed to send message',
       fallback: 'Something went wrong :(',
       insufficient: 'Insufficient tokens. Need 3 tokens but only have 1',
+      unavailable: 'Chat is unavailable right now. Please try again later.',
     } as Record<Reason, string>,
+    // Issue #25: said under the reply.
+    endings: {
+      refusal: 'The model declined to answer this request.',
+      length: 'The reply was cut off at the length limit.',
+      content_filter: "The reply was stopped by the provider's filter.",
+    } as Record<Ending, string>,
     noModel: 'No model selected. Please select a model in settings.',
     lowBalance: 'Not enough tokens to pay for a reply.',
   },
@@ -152,7 +164,13 @@ const TEXT = {
       sendMessage: 'Не удалось отправить сообщение',
       fallback: 'Что-то пошло не так :(',
       insufficient: 'Недостаточно токенов: нужно 3 токена, а у вас только 1',
+      unavailable: 'Чат сейчас недоступен. Попробуйте позже.',
     } as Record<Reason, string>,
+    endings: {
+      refusal: 'Модель отказалась отвечать на этот запрос.',
+      length: 'Ответ обрезан: достигнут предел длины ответа.',
+      content_filter: 'Ответ остановлен фильтром провайдера.',
+    } as Record<Ending, string>,
     noModel: 'Модель не выбрана. Выберите модель в настройках.',
     lowBalance: 'Недостаточно токенов, чтобы оплатить ответ.',
   },
@@ -174,6 +192,8 @@ interface Shown {
   text: string;
   /** Index of the Send gesture it came from (its time is that gesture's), for a finished reply. */
   send: number | null;
+  /** Why a finished reply ended early, as the server said on its last event. */
+  ending?: Ending;
 }
 
 /** What the user has done and the server said, as SPEC says it counts: the oracle the rows read. */
@@ -259,15 +279,17 @@ function factsOf(events: readonly AnyEventObject[]): Facts {
         f.pending!.content += CHUNK;
         f.chunks += 1;
         break;
-      case 'STREAM.COMPLETE':
+      case 'STREAM.COMPLETE': {
+        const ending = (event as unknown as { ending?: Ending }).ending;
         f.messages.push(
           { role: 'user', text: f.pending!.text, send: null },
-          { role: 'assistant', text: f.pending!.content, send: f.pending!.send },
+          { role: 'assistant', text: f.pending!.content, send: f.pending!.send, ...(ending ? { ending } : {}) },
         );
         f.pending = null;
         f.balance = COMPLETE.balanceAfter;
         f.phase = 'idle';
         break;
+      }
       case 'STREAM.ERROR': {
         const failure = FAILURES[(event as unknown as { via: Failure }).via];
         fail(failure.reason);
@@ -332,6 +354,9 @@ function messagesShow(ui: ChatUi, f: Facts, lang: Language) {
     if (m.role !== 'assistant') return;
     const meta = within(shown[i]!.el).getByTestId('message-meta').textContent;
     expect(ui.sends[m.send!]!.map((time) => `GPT-4o · ${time}`)).toContain(meta);
+    // Issue #25: a refusal, a cut-off or a filtered reply says so under it, in the user's language.
+    const note = within(shown[i]!.el).queryByTestId('message-ending');
+    expect(note?.textContent ?? null).toBe(m.ending ? TEXT[lang].endings[m.ending] : null);
   });
   const failed = screen.queryByTestId('failed-message');
   if (f.failed && f.failed.where === f.conversation && !f.lost) {
@@ -407,15 +432,33 @@ export const model: ScreenModel<ChatUi> = {
           ? [
               { type: 'STREAM.CHUNK', content: CHUNK },
               { type: 'STREAM.COMPLETE', tokensUsed: COMPLETE.tokensUsed, balanceAfter: COMPLETE.balanceAfter },
+              // Issue #25: the text that came is a refusal, or was cut at the length limit; the
+              // filter may stop a reply before any text.
+              ...(empty ? (['content_filter'] as const) : (['refusal', 'length'] as const)).map((ending) => ({
+                type: 'STREAM.COMPLETE',
+                via: ending,
+                ending,
+                tokensUsed: COMPLETE.tokensUsed,
+                balanceAfter: COMPLETE.balanceAfter,
+              })),
               {
                 type: 'STREAM.ERROR',
                 via: 'nomessage',
                 problem: { code: 'INTERNAL', message: 'Something went wrong :(' },
                 balanceAfter: FAILURES.nomessage.balance,
               },
-              // An HTTP refusal comes before any of the reply.
+              // An HTTP refusal comes before any of the reply; so does an empty provider account.
               ...(empty
                 ? [
+                    {
+                      type: 'STREAM.ERROR',
+                      via: 'unavailable',
+                      problem: {
+                        code: 'CHAT_UNAVAILABLE',
+                        message: 'Chat is unavailable right now. Please try again later.',
+                      },
+                      balanceAfter: FAILURES.unavailable.balance,
+                    },
                     {
                       type: 'STREAM.ERROR',
                       via: 'refused',
@@ -556,7 +599,8 @@ export const model: ScreenModel<ChatUi> = {
       }
       case 'STREAM.COMPLETE': {
         const w = await writer();
-        w.data({ ...COMPLETE, messageId: (ui.nextMessageId += 1) });
+        const ending = (event as unknown as { ending?: Ending }).ending;
+        w.data({ ...COMPLETE, messageId: (ui.nextMessageId += 1), ...(ending ? { ending } : {}) });
         w.done();
         return finish();
       }
@@ -568,7 +612,16 @@ export const model: ScreenModel<ChatUi> = {
         }
         const w = await writer();
         if (via === 'broken') w.fail();
-        else {
+        else if (via === 'unavailable') {
+          // The server's frame for 429 insufficient_quota (tests/server/chat/stream.test.ts).
+          w.data({
+            error: 'unavailable',
+            message: 'Chat is unavailable right now. Please try again later.',
+            billing: { inputTokens: 0, outputTokens: 0, cost: 0 },
+            balanceAfter: FAILURES.unavailable.balance,
+          });
+          w.done();
+        } else {
           // The server's failure frame (SPEC 7: error, message) with no message, then [DONE].
           w.data({ error: 'INTERNAL', balanceAfter: FAILURES.nomessage.balance });
           w.done();
@@ -786,6 +839,100 @@ describe('chat send: what the model walk does not reach', () => {
         await ui.user.click(screen.getByTestId('chat-send'));
         expect(api.sent('POST')).toHaveLength(0);
         expect(input().value).toBe('Hello');
+      } finally {
+        ui.close();
+      }
+    },
+  );
+
+  it.each(['ru', 'en'] as const)(
+    '[%s] a stored refusal, cut-off or filtered reply says so under it when the conversation opens (issue #25)',
+    async (lang) => {
+      const at = new Date().toISOString();
+      const reply = (id: number, content: string, ending?: Ending) => ({
+        id,
+        role: 'assistant',
+        content,
+        model: 'gpt-4o',
+        tokensUsed: 20,
+        ...(ending ? { ending } : {}),
+        createdAt: at,
+      });
+      const ask = (id: number) => ({
+        id,
+        role: 'user',
+        content: `Question ${id}`,
+        model: null,
+        tokensUsed: null,
+        createdAt: at,
+      });
+      // GET /llm/conversations/{id}: each stored reply with why it ended (tests/server/chat/stream.test.ts).
+      const conversation = {
+        ...CREATED,
+        messages: [
+          ask(1),
+          reply(2, "I'm sorry, but I can't assist with that request.", 'refusal'),
+          ask(3),
+          reply(4, 'Once upon a time', 'length'),
+          ask(5),
+          reply(6, '', 'content_filter'),
+          ask(7),
+          reply(8, 'An ordinary answer.'),
+        ],
+      };
+      const api = new FakeApi()
+        .on('GET', '/llm/models', json(MODELS))
+        .on('GET', '/llm/conversations', json({ success: true, data: [{ ...CREATED, messages: undefined }] }))
+        .on('GET', ONE, json({ success: true, data: conversation }));
+      localStorage.removeItem(MODEL_KEY);
+      const ui = await openApp('/chat/9', { lang, api });
+      try {
+        await screen.findByTestId('chat-input', {}, { timeout: 15_000 });
+        const replies = await screen.findAllByTestId('message-assistant');
+        expect(replies.map((el) => within(el).queryByTestId('message-ending')?.textContent ?? null)).toEqual([
+          TEXT[lang].endings.refusal,
+          TEXT[lang].endings.length,
+          TEXT[lang].endings.content_filter,
+          null,
+        ]);
+        expect(replies.map((el) => within(el).getByTestId('assistant-markdown').textContent)).toEqual([
+          "I'm sorry, but I can't assist with that request.",
+          'Once upon a time',
+          '',
+          'An ordinary answer.',
+        ]);
+      } finally {
+        ui.close();
+      }
+    },
+  );
+
+  it.each(['ru', 'en'] as const)(
+    '[%s] an empty provider account: the reply fails with "chat is unavailable right now" in the user’s language (issue #25 item 9)',
+    async (lang) => {
+      const api = new FakeApi()
+        .on('GET', '/llm/models', json(MODELS))
+        .on('GET', '/llm/conversations', json({ success: true, data: [{ ...CREATED, messages: undefined }] }))
+        .on('GET', ONE, json({ success: true, data: CREATED }))
+        .hold('POST', STREAM);
+      localStorage.removeItem(MODEL_KEY);
+      const ui = await openApp('/chat/9', { lang, api });
+      try {
+        await ui.user.type(await screen.findByTestId('chat-input', {}, { timeout: 15_000 }), 'Hello{Enter}');
+        const { writer } = await api.stream('POST', STREAM);
+        // The server's frame for OpenAI's 429 insufficient_quota (tests/server/chat/stream.test.ts).
+        writer.data({
+          error: 'unavailable',
+          message: 'Chat is unavailable right now. Please try again later.',
+          billing: { inputTokens: 0, outputTokens: 0, cost: 0 },
+          balanceAfter: START_BALANCE,
+        });
+        writer.done();
+        await vi.waitFor(() => {
+          expect(screen.getByTestId('failed-reason').textContent).toBe(TEXT[lang].reasons.unavailable);
+          expect(toastTexts()).toContain(TEXT[lang].reasons.unavailable);
+        });
+        expect(document.body.textContent).not.toMatch(/quota|billing details/i);
       } finally {
         ui.close();
       }

@@ -84,6 +84,12 @@ export const chatEn: typeof chatRu = {
     CHAT_BAD_REQUEST: 'The language model service rejected the request.',
     CHAT_NETWORK: 'Could not reach the language model service. Please try again later.',
     CHAT_STREAM: 'The language model service failed while answering.',
+    CHAT_UNAVAILABLE: 'Chat is unavailable right now. Please try again later.',
+  },
+  ending: {
+    refusal: 'The model declined to answer this request.',
+    length: 'The reply was cut off at the length limit.',
+    content_filter: "The reply was stopped by the provider's filter.",
   },
   failed: {
     notSent: 'Not sent',

@@ -80,6 +80,13 @@ export const chatRu = {
     CHAT_BAD_REQUEST: 'Сервис языковой модели отклонил запрос.',
     CHAT_NETWORK: 'Не удалось связаться с сервисом языковой модели. Попробуйте позже.',
     CHAT_STREAM: 'Сервис языковой модели прервал ответ.',
+    CHAT_UNAVAILABLE: 'Чат сейчас недоступен. Попробуйте позже.',
+  },
+  /** Said under a reply that is not an ordinary complete answer (issue #25, items 6 and 7). */
+  ending: {
+    refusal: 'Модель отказалась отвечать на этот запрос.',
+    length: 'Ответ обрезан: достигнут предел длины ответа.',
+    content_filter: 'Ответ остановлен фильтром провайдера.',
   },
   failed: {
     notSent: 'Не отправлено',

@@ -1,5 +1,5 @@
 import { Link } from '@tanstack/react-router';
-import { AlertCircle, MessageSquare, RotateCw } from 'lucide-react';
+import { AlertCircle, Info, MessageSquare, RotateCw } from 'lucide-react';
 import { useEffect, useRef } from 'react';
 import { errorText } from '../../api/error-text';
 import type { Message } from '../../domain/conversation';
@@ -25,14 +25,18 @@ export function MessageBubble({
 }) {
   const isUser = message.role === 'user';
   const showMeta = !streaming && (message.tokensUsed !== null || message.model !== null);
+  const ending = isUser || streaming ? undefined : message.ending;
   return (
     <div className={`flex ${isUser ? 'justify-end' : 'justify-start'}`} data-testid={`message-${message.role}`}>
       <div
         className={`max-w-[85%] rounded-2xl px-4 py-2 shadow-sm md:max-w-[75%] ${
           isUser
             ? 'rounded-br-sm bg-indigo-600 text-white'
-            : 'rounded-bl-sm border border-slate-200 bg-white text-slate-900'
+            : ending === 'refusal'
+              ? 'rounded-bl-sm border border-amber-300 bg-amber-50 text-slate-900'
+              : 'rounded-bl-sm border border-slate-200 bg-white text-slate-900'
         }`}
+        {...(ending !== undefined ? { 'data-ending': ending } : {})}
       >
         {isUser ? (
           <p className="break-words whitespace-pre-wrap">{message.content}</p>
@@ -46,6 +50,13 @@ export function MessageBubble({
               />
             )}
           </div>
+        )}
+        {ending !== undefined && (
+          // Why the reply is not an ordinary complete answer, in the user's language (issue #25).
+          <p className="mt-1 flex items-center gap-1 text-xs text-amber-800" data-testid="message-ending">
+            <Info className="h-3.5 w-3.5 shrink-0" aria-hidden />
+            {t(`chat:ending.${ending}`)}
+          </p>
         )}
         {showMeta && (
           <p className={`mt-1 text-xs ${isUser ? 'text-indigo-100' : 'text-slate-600'}`} data-testid="message-meta">
