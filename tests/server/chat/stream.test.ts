@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { FastifyBaseLogger } from 'fastify';
 import { eq } from 'drizzle-orm';
 import { chatRequests, messages } from '../../../server/db/schema';
 import { countMessageTokens, countTokens, promptTokensBound } from '../../../server/providers/chat/tokens';
@@ -249,7 +250,18 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
     const id = await newConversation(app, fay);
     const before = await moneyOf(app, fay);
     const metricBefore = await quota();
-    const result = await stream(app, fay, id, body('Anyone there?'));
+    // What each request logs, by level (LOG_LEVEL is silent here, so the lines are caught).
+    const lines: Array<{ level: string; obj: unknown; msg: unknown }> = [];
+    const root = app.server.log;
+    const makeChild = root.child.bind(root);
+    const spy = vi.spyOn(root, 'child').mockImplementation((...args: Parameters<FastifyBaseLogger['child']>) => {
+      const child = makeChild(...args);
+      for (const level of ['error', 'warn'] as const) {
+        child[level] = ((obj: unknown, msg?: unknown) => void lines.push({ level, obj, msg })) as never;
+      }
+      return child;
+    });
+    const result = await stream(app, fay, id, body('Anyone there?')).finally(() => spy.mockRestore());
     expect(result.data).toEqual([
       {
         error: 'unavailable',
@@ -262,6 +274,12 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
     const moved = moneyMoved(before, await moneyOf(app, fay));
     expect(moved.delta).toBe(0);
     expect(await quota()).toBe(metricBefore + 1);
+    // The operator's line: error level, with OpenAI's own words in the error.
+    const failed = lines.filter((l) => l.msg === 'chat provider failed');
+    expect(failed.map((l) => l.level)).toEqual(['error']);
+    expect(String((failed[0]?.obj as { err?: { providerMessage?: string } }).err?.providerMessage)).toMatch(
+      /^You exceeded your current quota/,
+    );
   });
 
   it('reads the same events whatever way the network cuts the bytes (client parser)', async () => {
