@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { GALLERY_PAGE_SIZES, gallerySearchOf, isGalleryPageSize } from '../../src/domain/gallery-search';
+import {
+  GALLERY_MAX_PAGE,
+  GALLERY_PAGE_SIZES,
+  gallerySearchOf,
+  isGalleryPageSize,
+} from '../../src/domain/gallery-search';
 import { IMAGE_PAGE_DEFAULT_LIMIT } from '../../src/domain/image-record';
 
 /** SPEC sections 2 and 9: page sizes 6, 12, 24, 48, default 12. */
@@ -28,5 +33,18 @@ describe('gallerySearchOf (the gallery address)', () => {
 
   it('drops a page that is not a whole number from 1', () => {
     for (const page of ['0', '-1', '1.5', 'abc', '', ' 2', null]) expect(gallerySearchOf({ page })).toEqual({});
+  });
+});
+
+describe('gallerySearchOf limits', () => {
+  it('keeps a page up to GALLERY_MAX_PAGE and drops one beyond', () => {
+    expect(gallerySearchOf({ page: String(GALLERY_MAX_PAGE) })).toEqual({ page: GALLERY_MAX_PAGE });
+    expect(gallerySearchOf({ page: String(GALLERY_MAX_PAGE + 1) })).toEqual({});
+    expect(gallerySearchOf({ page: GALLERY_MAX_PAGE + 1 })).toEqual({});
+  });
+
+  it('drops a repeated page or size (an array), which is not one whole number', () => {
+    expect(gallerySearchOf({ page: ['3'], limit: ['24'] })).toEqual({});
+    expect(gallerySearchOf({ page: { n: 3 } })).toEqual({});
   });
 });

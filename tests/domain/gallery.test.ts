@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { filterByPrompt, imageListQuerySchema, paginationWindow, type PageSlot } from '../../src/domain/gallery';
-import type { ImageRecord } from '../../src/domain/image-record';
+import {
+  filterByPrompt,
+  GALLERY_MAX_PAGE,
+  IMAGE_ID_MAX,
+  imageIdParamsSchema,
+  imageListQuerySchema,
+  paginationWindow,
+  regenerateSearch,
+  type PageSlot,
+} from '../../src/domain/gallery';
+import { IMAGE_PAGE_MAX_LIMIT, IMAGE_SEARCH_MAX_LENGTH, type ImageRecord } from '../../src/domain/image-record';
 
 /** Slots written the way the bar reads: numbers and "…". */
 const show = (slots: PageSlot[]) => slots.map((s) => (s.kind === 'page' ? String(s.page) : '…')).join(' ');
@@ -74,5 +83,103 @@ describe('filterByPrompt', () => {
     expect(filterByPrompt(list, 'ёжик').map((i) => i.prompt)).toEqual(['ЁЖИК в тумане']);
     expect(filterByPrompt(list, '  ')).toHaveLength(3);
     expect(filterByPrompt(list, 'zebra')).toEqual([]);
+  });
+});
+
+describe('paginationWindow slots', () => {
+  it('marks the left-out pages as gaps, one before and one after the current page', () => {
+    const page = (n: number) => ({ kind: 'page', page: n });
+    expect(paginationWindow(50, 100)).toEqual([
+      page(1),
+      { kind: 'gap', key: 'start' },
+      page(49),
+      page(50),
+      page(51),
+      { kind: 'gap', key: 'end' },
+      page(100),
+    ]);
+  });
+});
+
+describe('imageListQuerySchema limits and messages', () => {
+  const messageOf = (query: unknown) => imageListQuerySchema.safeParse(query).error?.issues[0]?.message;
+
+  it('takes a page up to GALLERY_MAX_PAGE and a limit up to IMAGE_PAGE_MAX_LIMIT, no more', () => {
+    expect(imageListQuerySchema.parse({ page: String(GALLERY_MAX_PAGE) }).page).toBe(GALLERY_MAX_PAGE);
+    expect(messageOf({ page: String(GALLERY_MAX_PAGE + 1) })).toMatch(/^page /);
+    expect(imageListQuerySchema.parse({ limit: String(IMAGE_PAGE_MAX_LIMIT) }).limit).toBe(IMAGE_PAGE_MAX_LIMIT);
+    expect(messageOf({ limit: String(IMAGE_PAGE_MAX_LIMIT + 1) })).toMatch(/^limit /);
+  });
+
+  it('names the parameter that is wrong, whatever is wrong with it', () => {
+    for (const page of [3, null, '0', 'x']) expect(messageOf({ page })).toMatch(/^page /);
+    for (const limit of [12, '0', '1.5']) expect(messageOf({ limit })).toMatch(/^limit /);
+    for (const q of [['a'], 5, 'a\u0000b']) expect(messageOf({ q })).toMatch(/^q /);
+  });
+
+  it('takes a search as long as a prompt, counted in characters, and refuses a longer one', () => {
+    const longest = '😀'.repeat(IMAGE_SEARCH_MAX_LENGTH);
+    expect(imageListQuerySchema.parse({ q: longest }).q).toBe(longest);
+    expect(messageOf({ q: `${longest}a` })).toMatch(/^q /);
+    expect(imageListQuerySchema.parse({ q: 'red\tcat' }).q).toBe('red\tcat');
+  });
+});
+
+describe('imageIdParamsSchema', () => {
+  it('takes a plain whole number up to the largest id', () => {
+    expect(imageIdParamsSchema.parse({ id: '12' })).toEqual({ id: 12 });
+    expect(imageIdParamsSchema.parse({ id: String(IMAGE_ID_MAX) })).toEqual({ id: IMAGE_ID_MAX });
+    for (const id of ['0', '012', '-1', '1e3', String(IMAGE_ID_MAX + 1), 12, undefined]) {
+      expect(imageIdParamsSchema.safeParse({ id }).error?.issues[0]?.message).toMatch(/^id /);
+    }
+  });
+});
+
+/** README, "Gallery": Regenerate with every parameter. */
+describe('regenerateSearch', () => {
+  const record = (overrides: Partial<ImageRecord>): ImageRecord =>
+    ({
+      prompt: 'a red cat',
+      model: null,
+      width: null,
+      height: null,
+      aspectRatio: null,
+      stylePreset: null,
+      negativePrompt: null,
+      modelVariant: null,
+      seed: null,
+      ...overrides,
+    }) as ImageRecord;
+
+  it('carries every parameter of an original image, its size in pixels', () => {
+    expect(
+      regenerateSearch(
+        record({ model: 'original', width: 832, height: 1216, stylePreset: 'anime', negativePrompt: 'blur', seed: 42 }),
+      ),
+    ).toEqual({
+      prompt: 'a red cat',
+      model: 'original',
+      size: '832x1216',
+      stylePreset: 'anime',
+      negativePrompt: 'blur',
+      seed: '42',
+    });
+  });
+
+  it('carries the aspect ratio and variant of an sd3 image rather than its pixels', () => {
+    expect(
+      regenerateSearch(
+        record({ model: 'sd3', width: 1536, height: 640, aspectRatio: '21:9', modelVariant: 'sd3.5-medium', seed: 0 }),
+      ),
+    ).toEqual({ prompt: 'a red cat', model: 'sd3', aspectRatio: '21:9', variant: 'sd3.5-medium', seed: '0' });
+  });
+
+  it('leaves out what the image was not made with', () => {
+    expect(regenerateSearch(record({}))).toEqual({ prompt: 'a red cat' });
+    expect(regenerateSearch(record({ width: 1024 }))).toEqual({ prompt: 'a red cat' });
+    expect(regenerateSearch(record({ height: 1024 }))).toEqual({ prompt: 'a red cat' });
+    expect(regenerateSearch(record({ stylePreset: '', negativePrompt: '', modelVariant: '' }))).toEqual({
+      prompt: 'a red cat',
+    });
   });
 });

@@ -24,6 +24,12 @@ describe('query values stay text', () => {
     expect(stringifySearchText({ paymentId: '123', status: 'success' })).toBe('?paymentId=123&status=success');
     expect(stringifySearchText({ page: 2, limit: 12, q: undefined, r: null })).toBe('?page=2&limit=12');
     expect(stringifySearchText({})).toBe('');
+    expect(stringifySearchText({ open: true, off: false, big: 10n })).toBe('?open=true&off=false&big=10');
+    // Anything else is written as JSON, not as "[object Object]".
+    expect(parseSearchText(stringifySearchText({ ids: [1, 2], filter: { a: 'b' } }))).toEqual({
+      ids: '[1,2]',
+      filter: '{"a":"b"}',
+    });
     for (const search of [
       { prompt: '12345' },
       { prompt: '"quoted"' },

@@ -15,6 +15,13 @@ describe('the pages the app answers', () => {
     '/chat/42',
     '/billing',
     '/payment-status',
+    // Every page also with a trailing slash.
+    '/login/',
+    '/chat/42/',
+    '/payment-status/',
+    // The statechart viewer (README, "State machines").
+    '/dev/statecharts',
+    '/dev/statecharts/',
   ])('%s is a page', (path) => {
     expect(isSpaRoute(path)).toBe(true);
   });
@@ -31,6 +38,18 @@ describe('the pages the app answers', () => {
     '/payment-status/ok',
     '/api/images/my-images',
     '/auth/me',
+    // A page's name at the end of another path is not that page.
+    '/unknown/',
+    '/x/login',
+    '/x/portrait-creator',
+    '/api/gallery',
+    '/api/chat',
+    '/x/chat/42',
+    '/x/billing',
+    '/api/payment-status',
+    '/x/dev/statecharts',
+    '/dev/statecharts/x',
+    '/dev/statechartsx',
   ])('%s is not', (path) => {
     expect(isSpaRoute(path)).toBe(false);
   });
