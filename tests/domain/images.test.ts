@@ -94,6 +94,10 @@ describe('image model catalogue', () => {
     expect(isOutputFormatAllowed('sd3', 'webp')).toBe(false);
     expect(isOutputFormatAllowed('sd3', 'png')).toBe(true);
     expect(isOutputFormatAllowed('sd3', 'jpeg')).toBe(true);
+    // Only sd3 has "no WebP" in SPEC 3.
+    for (const model of ['ultra', 'core'] as const) {
+      for (const format of ['png', 'jpeg', 'webp'] as const) expect(isOutputFormatAllowed(model, format)).toBe(true);
+    }
     for (const id of IMAGE_MODEL_IDS) {
       expect(IMAGE_MODELS[id].outputFormats).toContain(IMAGE_MODELS[id].defaultOutputFormat);
     }
@@ -590,6 +594,16 @@ describe('buildGenerationRequest', () => {
       height: 1216,
       style_preset: 'anime',
     });
+  });
+
+  it("falls back to the first of SPEC 3's ratios and variants when none is chosen", () => {
+    expect(buildGenerationRequest({ model: 'ultra', prompt: 'p' }).body).toEqual({ prompt: 'p', aspect_ratio: '1:1' });
+    expect(buildGenerationRequest({ model: 'sd3', prompt: 'p' }).body).toEqual({
+      prompt: 'p',
+      aspect_ratio: '1:1',
+      model: 'sd3.5-large',
+    });
+    expect(parseSdxlSize(' 1024x1024 ')).toEqual({ width: 1024, height: 1024 });
   });
 
   it('falls back to the first SDXL size, 1024x1024, when none is chosen (SPEC 5)', () => {

@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { portraitRu } from '../../src/i18n/locales/portrait.ru';
 import {
+  DEFAULT_PORTRAIT_ASPECT_RATIO,
+  isPortraitOutputFormat,
   PORTRAIT_ASPECT_RATIOS,
   PORTRAIT_COST,
   PORTRAIT_FALLBACK_FILE_SIZE,
   PORTRAIT_SCREEN_OUTPUT_FORMAT,
   PORTRAIT_SCREEN_STYLE_PRESET,
+  UPLOAD_ACCEPT,
   UPLOAD_MAX_BYTES,
+  UPLOAD_MAX_MEGAPIXELS,
+  type PortraitProblem,
   fileTooLargeMessage,
   isPortraitAspectRatio,
   portraitImageOf,
@@ -108,5 +114,81 @@ describe('a face-swap result as an image record (SPEC section 4)', () => {
     expect(portraitMimeType('/images/a.webp')).toBe('image/webp');
     expect(portraitMimeType('/images/a.gif')).toBe('image/webp');
     expect(portraitMimeType('/images/a')).toBe('image/webp');
+  });
+});
+
+describe('portrait problems as the screen words them in Russian (SPEC 1: ru is the default)', () => {
+  // The screen words a problem by its code (portrait:errors.<code>) with its values.
+  const worded = (problem: PortraitProblem | null) => {
+    expect(problem).not.toBeNull();
+    const { code, details = {} } = problem as PortraitProblem;
+    const text = (portraitRu.errors as Record<string, string>)[code];
+    expect(text, code).toBeTruthy();
+    for (const [, name] of text.matchAll(/\{\{(\w+)\}\}/g))
+      expect(details, `${code}: ${name}`).toHaveProperty(name as string);
+    return problem as PortraitProblem;
+  };
+
+  it('gives each SPEC 5 portrait rule its own code', () => {
+    expect(worded(validatePortrait({ hasPhoto: false, prompt: 'a' }, 100)).code).toBe('PHOTO_REQUIRED');
+    expect(worded(validatePortrait({ hasPhoto: true, prompt: ' ' }, 100)).code).toBe('PROMPT_REQUIRED');
+    expect(worded(validatePortrait({ hasPhoto: true, prompt: 'a' }, 11))).toEqual({
+      code: 'INSUFFICIENT_TOKENS',
+      message: portraitMessages.insufficientTokens,
+      details: { cost: 12, balance: 11 },
+    });
+    expect(worded(uploadProblem({ size: 10.5 * MB, type: 'image/png' }))).toEqual({
+      code: 'UPLOAD_TOO_LARGE',
+      message: 'File size must be less than 10MB. Current size: 10.50 MB',
+      details: { sizeMb: '10.50', maxMb: 10 },
+    });
+    expect(worded(uploadProblem({ size: MB, type: 'image/gif' })).code).toBe('UPLOAD_UNSUPPORTED_TYPE');
+  });
+
+  it('says how long a prompt may be when it is too long', () => {
+    const problem = validatePortrait({ hasPhoto: true, prompt: 'x'.repeat(2001) }, 100);
+    expect(problem).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'Prompt must be less than 2000 characters',
+      details: { max: 2000 },
+    });
+  });
+});
+
+describe('portrait options', () => {
+  it("start at 1:1, the first of SPEC 2's ratios", () => {
+    expect(DEFAULT_PORTRAIT_ASPECT_RATIO).toBe(PORTRAIT_ASPECT_RATIOS[0]);
+    expect(DEFAULT_PORTRAIT_ASPECT_RATIO).toBe('1:1');
+  });
+
+  it('take webp, png and jpeg as output formats', () => {
+    for (const format of ['webp', 'png', 'jpeg']) expect(isPortraitOutputFormat(format)).toBe(true);
+    for (const format of ['gif', 'jpg', 'WEBP', '', undefined, 1]) expect(isPortraitOutputFormat(format)).toBe(false);
+  });
+
+  it('let the picker offer the SPEC 5 types', () => {
+    const accepted = UPLOAD_ACCEPT.split(',');
+    for (const type of ['image/jpeg', 'image/png', 'image/webp', '.jpg', '.jpeg', '.png', '.webp']) {
+      expect(accepted).toContain(type);
+    }
+  });
+
+  it('refuse photos over 50 megapixels, and say so in megapixels', () => {
+    expect(UPLOAD_MAX_MEGAPIXELS).toBe(50);
+    expect(portraitMessages.tooManyPixels).toContain('50 megapixels');
+  });
+});
+
+describe('a face-swap result address', () => {
+  it('names the file after the last part of the address, without its query', () => {
+    expect(portraitImageOf({ id: 1, url: 'https://api.example/images/p7.png?v=2', prompt: 'p' }).fileName).toBe(
+      'p7.png',
+    );
+    expect(portraitImageOf({ id: 1, url: 'https://api.example/images/p7.jpg', prompt: 'p' }).fileName).toBe('p7.jpg');
+  });
+
+  it('reads the extension before a query or fragment', () => {
+    expect(portraitMimeType('https://api.example/images/a.png?v=2')).toBe('image/png');
+    expect(portraitMimeType('https://api.example/images/a.jpg#x')).toBe('image/jpeg');
   });
 });

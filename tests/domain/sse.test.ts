@@ -31,6 +31,7 @@ describe('SSE frames', () => {
     expect(sseComment('heartbeat')).toBe(': heartbeat\n\n');
     expect(sseComment('a\ndata: x')).toBe(': a\n: data: x\n\n');
     expect(parseAll([sseComment('a\ndata: {"x":1}')])).toEqual([]);
+    expect(sseComment()).toBe(': \n\n');
   });
 });
 
@@ -86,6 +87,9 @@ describe('createSseLineParser', () => {
       'data: {"content":"ok"}',
       'data:{"content":"no space"}',
       'garbage line',
+      // Not data lines, though their ends read as JSON.
+      'id: 12345',
+      'event:{"content":"not data"}',
       'data: [DONE]',
       '',
     ].join('\n');
@@ -104,6 +108,15 @@ describe('createSseLineParser', () => {
     expect(parser.push('NE]')).toEqual([]);
     // a body that ends without a final line break still delivers its last line
     expect(parser.end()).toEqual([{ type: 'done' }]);
+  });
+
+  it('delivers nothing for a last line without a break that is not data', () => {
+    const parser = createSseLineParser();
+    expect(parser.push('data: {"content":"a"}\n: ping')).toEqual([{ type: 'data', value: { content: 'a' } }]);
+    expect(parser.end()).toEqual([]);
+    const other = createSseLineParser();
+    expect(other.push('data: {not json')).toEqual([]);
+    expect(other.end()).toEqual([]);
   });
 });
 
