@@ -18,6 +18,8 @@ const USAGE = `Usage: npm run admin -- <command>
   ledger <user>                            the user's ledger, oldest first
   verify                                   every user's ledger sums to the balance, no balance
                                            below 0; exits 1 on any mismatch
+  refunds                                  refunded payments whose tokens were already spent
+                                           (what a refund could not take back)
   disable <user>                           isActive false: sessions end, sign-in is refused
   enable <user>                            isActive true again
 
@@ -34,7 +36,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command || values.help ? 0 : 2;
   }
-  const arity: Record<string, number> = { grant: 2, take: 2, ledger: 1, verify: 0, disable: 1, enable: 1 };
+  const arity: Record<string, number> = { grant: 2, take: 2, ledger: 1, verify: 0, refunds: 0, disable: 1, enable: 1 };
   if (!(command in arity) || rest.length !== arity[command]) {
     console.error(`Unknown command or wrong arguments: ${[command, ...rest].join(' ')}\n\n${USAGE}`);
     return 2;
@@ -90,6 +92,23 @@ async function main(argv: string[]): Promise<number> {
         }
         console.log(`${checked} users checked, ${violations.length} mismatches`);
         return violations.length === 0 ? 0 : 1;
+      }
+      case 'refunds': {
+        const rows = await admin.unrecoveredRefunds();
+        for (const r of rows) {
+          console.log(
+            [
+              `user ${r.userId} (${r.email})`,
+              `payment ${r.paymentId}`,
+              `refund ${r.refundId}`,
+              `${(r.refundedKopecks / 100).toFixed(2)} of ${(r.paymentKopecks / 100).toFixed(2)} RUB`,
+              `taken back ${r.tokensTaken}`,
+              `not taken back ${r.tokensUnrecovered}`,
+            ].join('\t'),
+          );
+        }
+        console.log(`${rows.length} refunds with tokens that could not be taken back`);
+        return 0;
       }
       case 'disable': {
         const done = await admin.disable(user);

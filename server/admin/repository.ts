@@ -1,6 +1,6 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import { sessions, tokenLedger, users } from '../db/schema';
+import { paymentRefunds, payments, sessions, tokenLedger, users } from '../db/schema';
 
 export interface UserSummary {
   id: number;
@@ -98,4 +98,40 @@ export async function enableUser(db: Executor, userId: number): Promise<boolean>
 function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];
   return (result as { rows?: T[] }).rows ?? [];
+}
+
+export interface UnrecoveredRefund {
+  refundId: string;
+  paymentId: string;
+  userId: number;
+  email: string;
+  refundedKopecks: number;
+  paymentKopecks: number;
+  tokensTaken: number;
+  tokensUnrecovered: number;
+  settledAt: Date | null;
+}
+
+/**
+ * Refunds made at the provider (the shop's dashboard) whose tokens could not all be taken back
+ * because the user had spent them: what the operator may want to recover another way.
+ */
+export async function unrecoveredRefunds(db: Executor): Promise<UnrecoveredRefund[]> {
+  return db
+    .select({
+      refundId: paymentRefunds.providerRefundId,
+      paymentId: paymentRefunds.paymentId,
+      userId: paymentRefunds.userId,
+      email: users.email,
+      refundedKopecks: paymentRefunds.amountKopecks,
+      paymentKopecks: payments.amountKopecks,
+      tokensTaken: paymentRefunds.tokensTaken,
+      tokensUnrecovered: paymentRefunds.tokensUnrecovered,
+      settledAt: paymentRefunds.settledAt,
+    })
+    .from(paymentRefunds)
+    .innerJoin(users, eq(users.id, paymentRefunds.userId))
+    .innerJoin(payments, eq(payments.id, paymentRefunds.paymentId))
+    .where(gt(paymentRefunds.tokensUnrecovered, 0))
+    .orderBy(asc(paymentRefunds.id));
 }

@@ -58,6 +58,11 @@ export class AdminService {
     return repo.invariantViolations(this.db);
   }
 
+  /** Refunded payments whose tokens were already spent: what could not be taken back. */
+  async unrecoveredRefunds() {
+    return repo.unrecoveredRefunds(this.db);
+  }
+
   async disable(idOrEmail: string) {
     const user = await this.user(idOrEmail);
     return { user, ...(await this.db.transaction((tx) => repo.disableUser(tx, user.id))) };

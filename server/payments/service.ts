@@ -14,6 +14,7 @@ import {
   type LedgerPage,
   type Payment,
   type PaymentHistory,
+  type PaymentHistoryItem,
   type PlansResponse,
   type ReturnStatus,
   type Subscription,
@@ -622,6 +623,10 @@ export class PaymentsService {
 
   async history(userId: number, page: number, limit: number): Promise<PaymentHistory> {
     const { rows, total } = await repo.listPayments(this.db, userId, page, limit);
+    const refunds = await repo.refundsOfPayments(
+      this.db,
+      rows.map((row) => row.id),
+    );
     return {
       payments: rows.map((row) => ({
         id: row.id,
@@ -632,6 +637,7 @@ export class PaymentsService {
         amount: formatRub(row.amountKopecks),
         currency: 'RUB' as const,
         status: row.status,
+        refund: refundState(refunds.filter((r) => r.paymentId === row.id)),
       })),
       pagination: paginationOf(page, limit, total),
     };
@@ -832,6 +838,14 @@ export class PaymentsService {
   }
 }
 
+/** The history's view of a payment's refunds: the newest one's state, and what came back. */
+function refundState(refunds: repo.RefundRow[]): PaymentHistoryItem['refund'] {
+  const newest = refunds.at(-1);
+  if (!newest) return null;
+  const back = refunds.filter((r) => r.status === 'succeeded').reduce((sum, r) => sum + r.amountKopecks, 0);
+  return { status: newest.status, amount: formatRub(back > 0 ? back : newest.amountKopecks) };
+}
+
 function toPayment(row: PaymentRow): Payment {
   return {
     id: row.id,
@@ -913,6 +927,12 @@ function describe(row: repo.LedgerListRow): Pick<LedgerEntry, 'kind' | 'params' 
         kind: 'subscription_grant',
         params: { tokens: amount, plan: row.paymentPackage ?? undefined, paymentId: row.paymentId ?? undefined },
         description: `Subscription tokens: ${amount}`,
+      };
+    case 'payment_refund':
+      return {
+        kind: 'payment_refund',
+        params: { tokens: amount, plan: row.paymentPackage ?? undefined, paymentId: row.paymentId ?? undefined },
+        description: `Payment refunded: ${amount} tokens taken back`,
       };
     case 'subscription_expiry':
       return {

@@ -181,6 +181,9 @@ export type CreateSubscriptionPaymentBody = z.infer<typeof createSubscriptionPay
 
 export const PAYMENT_STATUSES = ['pending', 'succeeded', 'canceled'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+/** A refund at the provider: YooKassa's refund statuses. */
+export const REFUND_STATUSES = ['pending', 'succeeded', 'canceled'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
 export const PACKAGE_TYPES = ['tokens', 'pro', 'premium'] as const;
 export type PackageType = (typeof PACKAGE_TYPES)[number];
 
@@ -234,6 +237,14 @@ export const paymentHistoryItemSchema = z.object({
   amount: rubAmountSchema,
   currency: z.literal(CURRENCY),
   status: z.enum(PAYMENT_STATUSES),
+  /**
+   * Money given back for this payment, if any (pro's card check, or a refund by the shop): the
+   * newest refund's state, and what has come back so far (or, while none has, what is asked).
+   */
+  refund: z
+    .object({ status: z.enum(REFUND_STATUSES), amount: rubAmountSchema })
+    .nullable()
+    .optional(),
 });
 export type PaymentHistoryItem = z.infer<typeof paymentHistoryItemSchema>;
 
@@ -276,6 +287,8 @@ export const LEDGER_KINDS = [
   'subscription_grant',
   'subscription_expiry',
   'admin',
+  /** A payment refunded at the provider: the tokens it paid for, taken back. */
+  'payment_refund',
   'other',
 ] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];

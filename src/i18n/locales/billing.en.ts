@@ -104,6 +104,11 @@ export const billingEn: typeof billingRu = {
       succeeded: 'Paid',
       canceled: 'Canceled',
     },
+    refundStatuses: {
+      pending: 'Refund of {{amount}} ₽ in progress',
+      succeeded: '{{amount}} ₽ refunded',
+      canceled: 'Refund of {{amount}} ₽ declined by the bank; we are trying again',
+    },
   },
   ledger: {
     heading: 'Spend history',
@@ -138,6 +143,7 @@ export const billingEn: typeof billingRu = {
       subscription_grantPlain: 'Subscription tokens',
       subscription_expiry: 'Unused subscription tokens expired',
       admin: 'Adjustment by support',
+      payment_refund: 'Payment refunded: its tokens taken back',
     },
   },
   purchase: {

@@ -103,6 +103,11 @@ export const billingRu = {
       succeeded: 'Оплачен',
       canceled: 'Отменён',
     },
+    refundStatuses: {
+      pending: 'Возврат {{amount}} ₽ в обработке',
+      succeeded: 'Возвращено {{amount}} ₽',
+      canceled: 'Банк отклонил возврат {{amount}} ₽; пробуем ещё раз',
+    },
   },
   ledger: {
     heading: 'История расходов',
@@ -137,6 +142,7 @@ export const billingRu = {
       subscription_grantPlain: 'Токены подписки',
       subscription_expiry: 'Сгорание неиспользованных токенов подписки',
       admin: 'Корректировка поддержкой',
+      payment_refund: 'Возврат платежа: его токены списаны',
     },
   },
   purchase: {

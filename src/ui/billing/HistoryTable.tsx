@@ -1,6 +1,6 @@
 import type { PaymentHistoryItem } from '../../domain/billing';
 import { i18next } from '../../i18n';
-import { formatDateTime, historyDescription, money, paymentStatusName } from './texts';
+import { formatDateTime, historyDescription, money, paymentStatusName, refundText } from './texts';
 
 const t = i18next.t;
 
@@ -17,6 +17,17 @@ function StatusBadge({ status }: { status: string }) {
     >
       {paymentStatusName(status)}
     </span>
+  );
+}
+
+/** The payment's refund, when it has one: in progress, done, or declined and retried. */
+function RefundNote({ payment }: { payment: PaymentHistoryItem }) {
+  const text = refundText(payment);
+  if (!text) return null;
+  return (
+    <p className="mt-1 text-xs text-slate-600" data-testid="history-refund">
+      {text}
+    </p>
   );
 }
 
@@ -64,6 +75,7 @@ export function HistoryTable({ payments }: { payments: PaymentHistoryItem[] }) {
                   </td>
                   <td className="py-2">
                     <StatusBadge status={payment.status} />
+                    <RefundNote payment={payment} />
                   </td>
                 </tr>
               ))}
@@ -82,6 +94,7 @@ export function HistoryTable({ payments }: { payments: PaymentHistoryItem[] }) {
                   <span>{formatDateTime(payment.createdAt)}</span>
                   <StatusBadge status={payment.status} />
                 </div>
+                <RefundNote payment={payment} />
               </li>
             ))}
           </ul>

@@ -65,6 +65,12 @@ export function paymentStatusName(status: string): string {
   return names[status] ?? status;
 }
 
+/** A payment's refund in words (pro's card check, or a refund by the shop); empty without one. */
+export function refundText(item: PaymentHistoryItem): string {
+  if (!item.refund) return '';
+  return t(`billing:history.refundStatuses.${item.refund.status}`, { amount: item.refund.amount });
+}
+
 /** A history row in words: the package and its tokens; the server's English as the fallback. */
 export function historyDescription(item: PaymentHistoryItem): string {
   if (item.packageType === 'tokens') {
@@ -103,6 +109,8 @@ export function ledgerDescription(entry: LedgerEntry): string {
       return t('billing:ledger.kinds.subscription_expiry');
     case 'admin':
       return t('billing:ledger.kinds.admin');
+    case 'payment_refund':
+      return t('billing:ledger.kinds.payment_refund');
     case 'other':
       return entry.description;
   }

@@ -84,4 +84,32 @@ describe('payments under concurrency on PostgreSQL', { timeout: 240_000 }, () =>
       await expectLedgerConsistent(first, user);
     }
   });
+
+  // Issue #25 item 11: "Four tabs (or four double clicks) gave 4,000 tokens for 0 RUB."
+  it('eight pro subscribe clicks at once, on both instances, open one card check and grant one trial', async () => {
+    const user = await signedInUser(first, 'many-tabs@example.com');
+    const apps = [first, second];
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        postJson(apps[i % 2] as TestApp, user, '/api/payments/create-subscription-payment', { plan: 'pro' }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 8 }, () => 200));
+    const ids = new Set(answers.map((a) => (a.body.data as { paymentId: string }).paymentId));
+    expect(ids.size).toBe(1);
+    // The customer pays every check YooKassa holds for them; each notification goes to both instances.
+    const checks = [...fake.payments.values()].filter((p) => p.metadata.userId === String(user.id));
+    expect(checks).toHaveLength(1);
+    await Promise.all(
+      checks.map(async (check) => {
+        fake.decide(check.id, { status: 'succeeded' });
+        await Promise.all([webhook(first, fake.notification(check.id)), webhook(second, fake.notification(check.id))]);
+      }),
+    );
+    expect(await balance(first, user)).toBe(1050);
+    const credits = (await entriesFor(first.database.db, user.id)).filter((e) => e.reason !== 'signup_bonus');
+    expect(credits.map((e) => e.delta)).toEqual([1000]);
+    expect((await subscriptionOf(first, user.id))?.status).toBe('trial');
+    await expectLedgerConsistent(first, user);
+  });
 });

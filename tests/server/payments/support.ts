@@ -2,7 +2,8 @@ import { eq } from 'drizzle-orm';
 import { payments, subscriptions } from '../../../server/db/schema';
 import { startTestApp, type TestApp, type TestDatabaseKind } from '../helpers';
 import type { FakeYookassa } from '../providers/payments/fake-yookassa';
-import { postJson, type TestUser } from '../images/support';
+import { paymentHistorySchema } from '../../../src/domain/billing';
+import { getJson, postJson, type TestUser } from '../images/support';
 
 /** The app with YooKassa switched on against the fake; loopback may send notifications. */
 export function startYookassaApp(
@@ -65,4 +66,19 @@ export async function paymentRows(app: TestApp, userId: number) {
 export async function subscriptionOf(app: TestApp, userId: number) {
   const rows = await app.database.db.select().from(subscriptions).where(eq(subscriptions.userId, userId));
   return rows[0];
+}
+
+/** What the user sees of their money through our API: the balance (/auth/me) and the ledger (/api/ledger). */
+export async function accountOf(app: TestApp, user: TestUser) {
+  const me = await getJson(app, user, '/auth/me');
+  const ledger = await getJson(app, user, '/api/ledger?page=1&limit=100');
+  const entries = (ledger.body.data as { entries: Array<{ kind: string; delta: number; balanceAfter: number }> })
+    .entries;
+  return { balance: (me.body.data as { tokensAmount: number }).tokensAmount, entries };
+}
+
+/** The payment history as the billing screen reads it. */
+export async function historyOf(app: TestApp, user: TestUser) {
+  const response = await getJson(app, user, '/api/payments/history?page=1&limit=100');
+  return paymentHistorySchema.parse(response.body.data).payments;
 }

@@ -1,0 +1,286 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { paymentSchema, subscriptionResponseSchema } from '../../../src/domain/billing';
+import { AdminService } from '../../../server/admin/service';
+import { testDatabases, type TestApp } from '../helpers';
+import { expectLedgerConsistent, getJson, postJson, signedInUser, type TestUser } from '../images/support';
+import { FakeYookassa } from '../providers/payments/fake-yookassa';
+import { accountOf, buyTokens, historyOf, providerIdOf, startYookassaApp, subscriptionOf, webhook } from './support';
+
+// Issue #25, items 11, 4, 2 and 3: the YooKassa billing's money bugs, each through our API with
+// the balance and the ledger read before and after.
+
+/** Every payment the fake holds for this user (whichever tab or instance opened it). */
+function providerPaymentsOf(fake: FakeYookassa, user: TestUser) {
+  return [...fake.payments.values()].filter((p) => p.metadata.userId === String(user.id));
+}
+
+async function subscriptionView(app: TestApp, user: TestUser) {
+  return subscriptionResponseSchema.parse((await getJson(app, user, '/api/payments/subscription')).body.data);
+}
+
+/** Spending as a generation does it: a ledger charge. */
+async function spend(app: TestApp, user: TestUser, tokens: number) {
+  await app.services.ledger.charge(
+    { userId: user.id, amount: tokens, reason: 'generation_charge', idempotencyKey: `test:${Math.random()}` },
+    () => 'insufficient',
+  );
+}
+
+describe.each(testDatabases())(
+  'YooKassa refunds, trials and refused renewals on $name',
+  { timeout: 180_000 },
+  (kind) => {
+    let fake: FakeYookassa;
+    let app: TestApp | undefined;
+    beforeAll(async () => {
+      fake = await new FakeYookassa().start();
+    });
+    afterAll(async () => {
+      await fake.stop();
+    });
+    afterEach(async () => {
+      await app?.close();
+      app = undefined;
+      fake.recurring = { status: 'succeeded' };
+      fake.recurringError = undefined;
+      fake.refundOutcomes.length = 0;
+      fake.failures.length = 0;
+    });
+
+    // Item 11: "Four tabs (or four double clicks) gave 4,000 tokens for 0 RUB."
+    it('item 11: four pro subscribe clicks open one 1 RUB card check; paying everything grants the trial once', async () => {
+      app = await startYookassaApp(kind, fake);
+      const user = await signedInUser(app, 'four-tabs@example.com');
+      const before = await accountOf(app, user);
+      expect(before.balance).toBe(50);
+
+      const answers: Array<{ paymentId: string; confirmationUrl: string; amount: string }> = [];
+      for (let tab = 0; tab < 4; tab += 1) {
+        const created = await postJson(app, user, '/api/payments/create-subscription-payment', { plan: 'pro' });
+        expect(created.status).toBe(200);
+        answers.push(created.body.data as (typeof answers)[number]);
+      }
+      // The same check each time (reused), never a second one.
+      expect(new Set(answers.map((a) => a.paymentId)).size).toBe(1);
+      expect(new Set(answers.map((a) => a.confirmationUrl)).size).toBe(1);
+      expect(answers[0]?.amount).toBe('1.00');
+
+      // The customer pays whatever checks YooKassa holds for them, each notified.
+      const checks = providerPaymentsOf(fake, user);
+      expect(checks).toHaveLength(1);
+      for (const check of checks) {
+        fake.decide(check.id, { status: 'succeeded' });
+        expect(await webhook(app, fake.notification(check.id))).toBe(200);
+      }
+
+      const after = await accountOf(app, user);
+      expect(after.balance).toBe(1050);
+      expect(after.entries.filter((e) => e.delta > 0 && e.kind !== 'signup').map((e) => e.delta)).toEqual([1000]);
+      expect(await subscriptionView(app, user)).toMatchObject({ status: 'trial', plan: { name: 'pro' } });
+      // Every check paid is refunded.
+      for (const check of checks) {
+        expect(fake.refunds.filter((r) => r.payment_id === check.id && r.status === 'succeeded')).toHaveLength(1);
+      }
+      await expectLedgerConsistent(app, user);
+    });
+
+    it('item 11: a second check that is paid anyway (opened before the fix, or superseded) grants nothing and is refunded', async () => {
+      app = await startYookassaApp(kind, fake);
+      const user = await signedInUser(app, 'stale-check@example.com');
+      const first = await postJson(app, user, '/api/payments/create-subscription-payment', { plan: 'pro' });
+      const firstId = (first.body.data as { paymentId: string }).paymentId;
+      // Premium chosen in another tab supersedes the pending pro check...
+      const premium = await postJson(app, user, '/api/payments/create-subscription-payment', { plan: 'premium' });
+      expect(premium.body.data).toMatchObject({ amount: '1400.00' });
+      const old = paymentSchema.parse((await getJson(app, user, `/api/payments/${firstId}`)).body.data);
+      expect(old).toMatchObject({ status: 'canceled', cancellationReason: 'superseded' });
+      // ...and pro again opens a fresh check.
+      const again = await postJson(app, user, '/api/payments/create-subscription-payment', { plan: 'pro' });
+      const againId = (again.body.data as { paymentId: string }).paymentId;
+      expect(againId).not.toBe(firstId);
+
+      // The customer pays both pro checks anyway: one trial, 1000 tokens, both refunded.
+      for (const id of [againId, firstId]) {
+        const providerId = await providerIdOf(app, id);
+        fake.decide(providerId, { status: 'succeeded' });
+        expect(await webhook(app, fake.notification(providerId))).toBe(200);
+        expect(fake.refunds.filter((r) => r.payment_id === providerId && r.status === 'succeeded')).toHaveLength(1);
+      }
+      const after = await accountOf(app, user);
+      expect(after.balance).toBe(1050);
+      expect(after.entries.filter((e) => e.kind === 'subscription_grant' || e.kind === 'purchase')).toHaveLength(1);
+      await expectLedgerConsistent(app, user);
+    });
+
+    // Item 4: "the renewal job sends the same request with the same Idempotence-Key on every run".
+    it('item 4: a renewal refused with 403 is a failed attempt: past_due, retried under a new key after the interval, cancelled after the retries', async () => {
+      app = await startYookassaApp(kind, fake, {
+        SUBSCRIPTION_MAX_RETRIES: '2',
+        SUBSCRIPTION_RETRY_INTERVAL_MS: '3600000',
+      });
+      const user = await signedInUser(app, 'no-autopay@example.com');
+      const created = await postJson(app, user, '/api/payments/create-subscription-payment', { plan: 'premium' });
+      const providerId = await providerIdOf(app, (created.body.data as { paymentId: string }).paymentId);
+      fake.decide(providerId, { status: 'succeeded' });
+      expect(await webhook(app, fake.notification(providerId))).toBe(200);
+      const before = await accountOf(app, user);
+      expect(before.balance).toBe(2550);
+
+      // Autopayments not enabled for the shop: YooKassa answers 403 with its error body.
+      fake.recurringError = {
+        status: 403,
+        code: 'forbidden',
+        description: 'Recurring payments are not available for this shop',
+        parameter: 'payment_method_id',
+      };
+      const end = (await subscriptionOf(app, user.id))?.periodEnd?.getTime() ?? 0;
+      const charges = () => fake.calls.filter((c) => c.method === 'POST' && c.body?.payment_method_id);
+      const renew = (at: number) => app?.services.payments.renew(new Date(at));
+
+      expect(await renew(end + 1000)).toMatchObject({ failed: 1, renewed: 0 });
+      expect(await subscriptionView(app, user)).toMatchObject({ status: 'past_due' });
+      expect((await getJson(app, user, '/auth/me')).body.data).toMatchObject({ subscriptionStatus: 'past_due' });
+      // No renewal left pending in the history: it failed, with YooKassa's code.
+      const history = await historyOf(app, user);
+      expect(history.filter((p) => p.status === 'pending')).toHaveLength(0);
+      const renewal = history.find((p) => p.packageType === 'premium' && p.id !== history.at(-1)?.id);
+      expect(renewal?.status).toBe('canceled');
+      const detail = paymentSchema.parse((await getJson(app, user, `/api/payments/${renewal?.id}`)).body.data);
+      expect(detail.cancellationReason).toBe('forbidden');
+
+      // Not again before the retry interval.
+      expect(await renew(end + 2000)).toMatchObject({ failed: 0, renewed: 0 });
+      expect(charges()).toHaveLength(1);
+      expect(await renew(end + 3_700_000)).toMatchObject({ failed: 1 });
+      expect(await renew(end + 7_400_000)).toMatchObject({ failed: 1 });
+      expect(await subscriptionView(app, user)).toBeNull();
+      expect((await subscriptionOf(app, user.id))?.status).toBe('cancelled');
+      expect(charges()).toHaveLength(3);
+      expect(new Set(charges().map((c) => c.idempotenceKey)).size).toBe(3);
+      // Nothing more once cancelled.
+      expect(await renew(end + 20_000_000)).toMatchObject({ failed: 0, renewed: 0, ended: 0 });
+      expect(charges()).toHaveLength(3);
+
+      // Premium's paid tokens stay; no ledger row came from the refused charges.
+      const after = await accountOf(app, user);
+      expect(after.balance).toBe(2550);
+      expect(after.entries).toEqual(before.entries);
+      await expectLedgerConsistent(app, user);
+    });
+
+    // Item 2: "A canceled refund is never retried and a pending one never followed".
+    it('item 2: the card check refund is followed until it succeeds: pending re-read, canceled asked again under a new key; the history shows it', async () => {
+      app = await startYookassaApp(kind, fake);
+      const user = await signedInUser(app, 'slow-refund@example.com');
+      fake.refundOutcomes.push('pending');
+      const created = await postJson(app, user, '/api/payments/create-subscription-payment', { plan: 'pro' });
+      const paymentId = (created.body.data as { paymentId: string }).paymentId;
+      const providerId = await providerIdOf(app, paymentId);
+      fake.decide(providerId, { status: 'succeeded' });
+      expect(await webhook(app, fake.notification(providerId))).toBe(200);
+      const before = await accountOf(app, user);
+      expect(before.balance).toBe(1050);
+
+      const refundsOfCheck = () => fake.refunds.filter((r) => r.payment_id === providerId);
+      const check = async () => (await historyOf(app as TestApp, user)).find((p) => p.id === paymentId);
+      expect(refundsOfCheck()).toHaveLength(1);
+      expect((await check())?.refund).toEqual({ status: 'pending', amount: '1.00' });
+
+      // Still pending at YooKassa: re-read, not asked again.
+      const later = (minutes: number) => new Date(Date.now() + minutes * 60_000);
+      await app.services.payments.reconcile(later(15));
+      const firstRefund = refundsOfCheck()[0];
+      expect(fake.calls.filter((c) => c.method === 'GET' && c.path === `/refunds/${firstRefund?.id}`)).toHaveLength(1);
+      expect(refundsOfCheck()).toHaveLength(1);
+
+      // The bank declines it: the next run asks for a new refund under a new key.
+      fake.decideRefund(firstRefund?.id ?? '', { status: 'canceled', reason: 'rejected_by_payee' });
+      await app.services.payments.reconcile(later(30));
+      const refundPosts = () =>
+        fake.calls.filter((c) => c.method === 'POST' && c.path === '/refunds' && c.body?.payment_id === providerId);
+      const posts = refundPosts();
+      expect(posts).toHaveLength(2);
+      expect(new Set(posts.map((p) => p.idempotenceKey)).size).toBe(2);
+      expect(refundsOfCheck().map((r) => r.status)).toEqual(['canceled', 'succeeded']);
+      expect((await check())?.refund).toEqual({ status: 'succeeded', amount: '1.00' });
+
+      // Done: nothing more is asked.
+      await app.services.payments.reconcile(later(45));
+      expect(refundPosts()).toHaveLength(2);
+      // The refund of a card check takes no tokens.
+      const after = await accountOf(app, user);
+      expect(after.balance).toBe(1050);
+      expect(after.entries).toEqual(before.entries);
+      await expectLedgerConsistent(app, user);
+    });
+
+    // Item 3: "A purchase refunded from the shop's dashboard leaves the tokens credited".
+    it('item 3: refund.succeeded from the dashboard takes back the tokens, once, with a ledger row', async () => {
+      app = await startYookassaApp(kind, fake);
+      const user = await signedInUser(app, 'refunded-buyer@example.com');
+      const { paymentId, providerId } = await buyTokens(app, user, 1000);
+      fake.decide(providerId, { status: 'succeeded' });
+      expect(await webhook(app, fake.notification(providerId))).toBe(200);
+      const before = await accountOf(app, user);
+      expect(before.balance).toBe(1050);
+
+      // A forged notification (YooKassa does not know the refund) changes nothing.
+      expect(
+        await webhook(app, {
+          type: 'notification',
+          event: 'refund.succeeded',
+          object: { id: 'rf-forged', payment_id: providerId, status: 'succeeded', amount: { value: '700.00' } },
+        }),
+      ).toBe(200);
+      expect((await accountOf(app, user)).balance).toBe(1050);
+
+      // Half refunded from the dashboard, then the rest; each notification delivered twice.
+      const half = fake.dashboardRefund(providerId, '350.00');
+      expect(await webhook(app, fake.refundNotification(half.id))).toBe(200);
+      expect(await webhook(app, fake.refundNotification(half.id))).toBe(200);
+      expect((await accountOf(app, user)).balance).toBe(550);
+      const rest = fake.dashboardRefund(providerId, '350.00');
+      expect(await webhook(app, fake.refundNotification(rest.id))).toBe(200);
+      expect(await webhook(app, fake.refundNotification(rest.id))).toBe(200);
+
+      const after = await accountOf(app, user);
+      expect(after.balance).toBe(50);
+      const takes = after.entries.filter((e) => e.kind === 'payment_refund');
+      expect(takes.map((e) => e.delta)).toEqual([-500, -500]);
+      const row = (await historyOf(app, user)).find((p) => p.id === paymentId);
+      expect(row?.refund).toEqual({ status: 'succeeded', amount: '700.00' });
+      expect(await new AdminService(app.database.db, app.services.ledger).unrecoveredRefunds()).toEqual([]);
+      await expectLedgerConsistent(app, user);
+    });
+
+    it('item 3: what was already spent is not taken (the balance never goes negative) and the admin tool lists it', async () => {
+      app = await startYookassaApp(kind, fake);
+      const user = await signedInUser(app, 'spent-it@example.com');
+      const { paymentId, providerId } = await buyTokens(app, user, 1000);
+      fake.decide(providerId, { status: 'succeeded' });
+      expect(await webhook(app, fake.notification(providerId))).toBe(200);
+      await spend(app, user, 900);
+      expect((await accountOf(app, user)).balance).toBe(150);
+
+      const refund = fake.dashboardRefund(providerId, '700.00');
+      expect(await webhook(app, fake.refundNotification(refund.id))).toBe(200);
+      expect(await webhook(app, fake.refundNotification(refund.id))).toBe(200);
+      const after = await accountOf(app, user);
+      expect(after.balance).toBe(0);
+      expect(after.entries.filter((e) => e.kind === 'payment_refund').map((e) => e.delta)).toEqual([-150]);
+      const listed = await new AdminService(app.database.db, app.services.ledger).unrecoveredRefunds();
+      expect(listed).toEqual([
+        expect.objectContaining({
+          refundId: refund.id,
+          paymentId,
+          userId: user.id,
+          email: 'spent-it@example.com',
+          refundedKopecks: 70_000,
+          tokensTaken: 150,
+          tokensUnrecovered: 850,
+        }),
+      ]);
+      await expectLedgerConsistent(app, user);
+    });
+  },
+);
