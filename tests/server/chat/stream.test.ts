@@ -257,7 +257,7 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
     const spy = vi.spyOn(root, 'child').mockImplementation((...args: Parameters<FastifyBaseLogger['child']>) => {
       const child = makeChild(...args);
       for (const level of ['error', 'warn'] as const) {
-        child[level] = ((obj: unknown, msg?: unknown) => void lines.push({ level, obj, msg })) as never;
+        child[level] = (obj: unknown, msg?: unknown) => void lines.push({ level, obj, msg });
       }
       return child;
     });
