@@ -54,6 +54,8 @@ export interface FakeReplicate {
   cancelled: string[];
   /** The next calls of `call` are answered with these errors, one each, in order. */
   fail(call: FakeReplicateCall, ...answers: FakeReplicateFailure[]): void;
+  /** When set, picks each create's behaviour (instead of `behaviour`): for many predictions at once. */
+  pick?: () => FakeReplicateBehaviour;
   /** Holds each create's answer this long (as `Prefer: wait` holds it while the model runs). */
   holdCreateMs: number;
   /**
@@ -102,6 +104,7 @@ export async function startFakeReplicate(token: string): Promise<FakeReplicate> 
       fake.cancelled.length = 0;
       fake.holdCreateMs = 0;
       fake.chaos = undefined;
+      fake.pick = undefined;
       for (const list of Object.values(queued)) list.length = 0;
     },
     close: () =>
@@ -197,7 +200,7 @@ export async function startFakeReplicate(token: string): Promise<FakeReplicate> 
           sendFailure(res, failure);
           return;
         }
-        const behaviour = fake.behaviour;
+        const behaviour = fake.pick?.() ?? fake.behaviour;
         if (behaviour === 'invalid-input') {
           send(res, 422, { title: 'Input validation failed', detail: '- input.aspect_ratio: invalid', status: 422 });
           return;
