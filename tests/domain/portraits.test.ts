@@ -124,7 +124,7 @@ describe('portrait problems as the screen words them in Russian (SPEC 1: ru is t
     const { code, details = {} } = problem as PortraitProblem;
     const text = (portraitRu.errors as Record<string, string>)[code];
     expect(text, code).toBeTruthy();
-    for (const [, name] of text.matchAll(/\{\{(\w+)\}\}/g))
+    for (const [, name] of (text ?? '').matchAll(/\{\{(\w+)\}\}/g))
       expect(details, `${code}: ${name}`).toHaveProperty(name as string);
     return problem as PortraitProblem;
   };
