@@ -21,6 +21,9 @@ import { ChatService } from './chat/service';
 import type { Config } from './config';
 import type { Database } from './db/client';
 import { AppError, isAppError } from './errors';
+import { answerClientError, answerFrameworkError, isClientGone } from './http/client-errors';
+import { requestForLog } from './http/log';
+import { trustProxyOption } from './http/proxy';
 import { registerPageFallback, registerWebAssets } from './http/web';
 import { imageRoutes } from './images/routes';
 import { ImageService } from './images/service';
@@ -29,6 +32,7 @@ import { Thumbnails } from './images/thumbnails';
 import { PaidJobs } from './jobs/paid-job';
 import { LedgerService } from './ledger/service';
 import { portraitRoutes } from './portraits/routes';
+import { releaseSpoolFolder } from './uploads/spool';
 import { PortraitService } from './portraits/service';
 import { startPaymentJobs } from './payments/jobs';
 import { paymentRoutes } from './payments/routes';
@@ -56,6 +60,8 @@ export interface AppDeps {
   chat?: ChatSetup;
   /** Replaces the image store chosen from the config (tests of store faults). */
   storage?: ImageStorage;
+  /** Where log lines go instead of standard output (tests that read the logs). */
+  logStream?: { write(line: string): void };
 }
 
 export interface App {
@@ -78,11 +84,32 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   sharp.cache(false);
   const { config, database } = deps;
   const server = Fastify({
-    logger: { level: config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    logger: {
+      level: config.LOG_LEVEL,
+      redact: ['req.headers.authorization', 'req.headers.cookie'],
+      // The sign-in callback's code and state never reach a log (server/http/log.ts).
+      serializers: { req: requestForLog },
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
+    },
     genReqId: () => randomUUID(),
     requestIdHeader: false,
-    trustProxy: config.TRUST_PROXY,
+    // Only the configured balancers (a hop count or their addresses) may name the
+    // client's address; off by default (server/config.ts, TRUST_PROXY).
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
     bodyLimit: 1024 * 1024,
+    // A request must arrive whole within REQUEST_TIMEOUT_MS and its headers within
+    // HEADERS_TIMEOUT_MS, or it gets 408 in our shape (server/http/client-errors.ts) and
+    // its connection is closed: a trickled body no longer holds a connection forever.
+    // Node checks the clocks every connectionsCheckingInterval, so that interval is a
+    // small part of the shorter timeout.
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    http: {
+      requestTimeout: config.REQUEST_TIMEOUT_MS,
+      headersTimeout: config.HEADERS_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(config.HEADERS_TIMEOUT_MS / 4))),
+    },
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
     // Graceful shutdown: close() stops accepting, ends idle keep-alive connections and
     // waits for requests in flight; those still running after SHUTDOWN_GRACE_MS are cut.
     forceCloseConnections: 'idle',
@@ -192,6 +219,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   server.setErrorHandler((error: FastifyError & { appCode?: ErrorCode }, request, reply) => {
+    if (isClientGone(error, request)) {
+      // Nobody is left to answer, and nothing failed on our side.
+      request.log.info({ reason: error.message }, 'client went away before the answer');
+      return reply.status(499).send();
+    }
     const { code, status, message } = classify(error);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code, message: error.message }, 'request rejected');
@@ -229,7 +261,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       clientSecret,
       redirectUri,
       cookieKeys: [deps.cookieSecret],
-      trustProxy: config.TRUST_PROXY,
+      trustProxy: config.TRUST_PROXY !== false,
     });
     oidc = new OidcClient({
       issuer: `${config.appUrl}/dev-idp`,
@@ -274,6 +306,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
   // Portraits are paid jobs too: the images reconciler above refunds any whose heartbeat stopped.
   portraitRoutes(server, { auth, portraits, appOrigin });
+  // The process's temporary upload folder goes with its server (server/uploads/spool.ts).
+  server.addHook('onClose', () => releaseSpoolFolder());
 
   const chatSetup = deps.chat ?? chatSetupFor(config);
   const chat = new ChatService(database.db, chatSetup.engine, chatSetup.models);
@@ -298,13 +332,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     server.log,
   );
   paymentRoutes(server, { auth, payments, webhookSenders: config.YOOKASSA_WEBHOOK_IPS });
-  if (paymentProvider instanceof SandboxProvider) sandboxRoutes(server, { sandbox: paymentProvider, payments });
+  if (paymentProvider instanceof SandboxProvider) sandboxRoutes(server, { sandbox: paymentProvider, payments, auth });
   startPaymentJobs(server, payments, {
     reconcileMs: config.PAYMENTS_RECONCILE_INTERVAL_MS,
     renewalMs: config.SUBSCRIPTION_RENEWAL_INTERVAL_MS,
   });
 
-  server.get('/readyz', async (request, reply) => {
+  // Probes are never rate limited: a balancer asking every second from one address must
+  // not take an instance out of its pool.
+  const probe = { config: { rateLimit: false } } as const;
+  server.get('/readyz', probe, async (request, reply) => {
     const checks: Record<string, string> = {};
     const check = async (name: string, probe: () => Promise<void>) => {
       try {
@@ -329,7 +366,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   // Off (404) without METRICS_TOKEN; with it, only for `Authorization: Bearer <token>`.
-  server.get('/metrics', async (request, reply) => {
+  server.get('/metrics', probe, async (request, reply) => {
     if (!config.METRICS_TOKEN) throw new AppError('NOT_FOUND');
     const presented = Buffer.from(request.headers.authorization ?? '');
     const expected = Buffer.from(`Bearer ${config.METRICS_TOKEN}`);
@@ -340,7 +377,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     return reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
   });
 
-  server.get('/healthz', async (request, reply) => {
+  server.get('/healthz', probe, async (request, reply) => {
     try {
       await database.ping();
       return { status: 'ok', database: database.kind };

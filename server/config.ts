@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { chatModelSchema } from '../src/domain/chat';
@@ -54,6 +55,56 @@ const chatModelsJson = optionalString.transform((text, ctx): ConfiguredChatModel
   return parsed.data;
 });
 
+/**
+ * TRUST_PROXY: which hops in front of the app may tell it the client's address
+ * (X-Forwarded-For) and scheme. Off by default. A number is how many proxies stand in
+ * front (1 for one load balancer): the address is the one that many hops back from the
+ * connection, so whatever the client itself wrote further left is ignored. A
+ * comma-separated list of addresses and CIDR ranges trusts exactly those balancers.
+ * `true` (trust every hop) is refused: with it the leftmost address, which the client
+ * writes itself, would decide its rate limit and pass the payment webhook's sender check.
+ */
+const trustProxySchema = z
+  .string()
+  .trim()
+  .default('false')
+  .transform((value, ctx): false | number | string[] => {
+    const v = value.toLowerCase();
+    if (v === '' || v === 'false' || v === '0') return false;
+    if (v === 'true') {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'TRUST_PROXY=true would trust every hop, so a client could choose its own address with X-Forwarded-For; ' +
+          'set the number of proxies in front of the app (e.g. 1) or their addresses (e.g. 10.0.0.0/8)',
+      });
+      return z.NEVER;
+    }
+    if (/^\d+$/.test(v)) return Number(v);
+    const items = value
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+    const bad = items.filter((item) => !isAddressOrRange(item));
+    if (bad.length > 0 || items.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `TRUST_PROXY must be false, a number of proxies, or addresses and CIDR ranges (not: ${bad.join(', ') || value})`,
+      });
+      return z.NEVER;
+    }
+    return items;
+  });
+
+function isAddressOrRange(item: string): boolean {
+  const [address = '', prefix, ...rest] = item.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d+$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
 const envSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
@@ -65,10 +116,12 @@ const envSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     COOKIE_SECRET: optionalString.pipe(z.string().min(32, 'COOKIE_SECRET must be at least 32 characters').optional()),
     SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
-    TRUST_PROXY: z
-      .enum(['true', 'false', '1', '0'])
-      .default('false')
-      .transform((v) => v === 'true' || v === '1'),
+    TRUST_PROXY: trustProxySchema,
+    // A request's headers must arrive within HEADERS_TIMEOUT_MS and the whole request
+    // (headers and body) within REQUEST_TIMEOUT_MS, or it is answered 408 and its
+    // connection closed: a client trickling bytes holds a connection for a bounded time.
+    HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(20_000),
+    REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
     GOOGLE_CLIENT_ID: optionalString,
     GOOGLE_CLIENT_SECRET: optionalString,
     GOOGLE_ISSUER: z.url().default('https://accounts.google.com'),
@@ -204,6 +257,13 @@ const envSchema = z
     METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional()),
   })
   .superRefine((env, ctx) => {
+    if (env.HEADERS_TIMEOUT_MS > env.REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['HEADERS_TIMEOUT_MS'],
+        message: 'HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS',
+      });
+    }
     if (Boolean(env.GOOGLE_CLIENT_ID) !== Boolean(env.GOOGLE_CLIENT_SECRET)) {
       ctx.addIssue({
         code: 'custom',

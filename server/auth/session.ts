@@ -32,6 +32,21 @@ export function requireUser(auth: AuthService) {
   };
 }
 
+/** The live session's user, or undefined: for pages that send a visitor without one to sign in. */
+export async function optionalUser(auth: AuthService, request: FastifyRequest): Promise<UserRow | undefined> {
+  const token = sessionTokenOf(request);
+  return token ? await auth.userForToken(token) : undefined;
+}
+
+/**
+ * Where a browser without a session goes to come back to `path` once signed in: the
+ * login page, which remembers it (SPEC section 2) and hands it to sign-in as
+ * successRedirect.
+ */
+export function signInAndBack(path: string): string {
+  return `/login?${new URLSearchParams({ redirect: path }).toString()}`;
+}
+
 /** The signed-in user of a route guarded by `requireUser`. */
 export function currentUser(request: FastifyRequest): UserRow {
   if (!request.user) throw new AppError('UNAUTHORIZED');

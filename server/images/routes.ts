@@ -54,10 +54,14 @@ export function imageRoutes(
     // Streamed from whichever store is configured (the local folder or the bucket).
     const file = await storage.open(fileName);
     if (!file) throw new AppError('NOT_FOUND');
-    return reply
-      .header('content-type', file.mimeType)
-      .header('content-length', file.size)
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .send(file.body);
+    return (
+      reply
+        .header('content-type', file.mimeType)
+        .header('content-length', file.size)
+        // A picture's bytes never change under its name, but it belongs to one user, who may
+        // delete it: only their browser keeps it, never a shared cache (a CDN, a proxy).
+        .header('cache-control', 'private, max-age=31536000, immutable')
+        .send(file.body)
+    );
   });
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from '../../src/domain/billing';
 import { plainDecimalInteger } from '../../src/domain/numbers';
 import type { AuthService } from '../auth/service';
-import { currentUser, requireUser } from '../auth/session';
+import { currentUser, optionalUser, requireUser, signInAndBack } from '../auth/session';
 import { AppError } from '../errors';
 import type { PaymentsService } from './service';
 
@@ -104,9 +104,13 @@ export function paymentRoutes(
     return { success: true, data: await payments.getPayment(user.id, paymentIdOf(request.params)) };
   });
 
-  app.get('/api/payments/:id/return', { preHandler: guard }, async (request, reply) => {
-    const user = currentUser(request);
-    const { location } = await payments.returnFromProvider(user.id, paymentIdOf(request.params));
+  // The provider sends the browser here, and it may not be the browser that paid (a
+  // bank's app opening another one): without a session it signs in and comes back.
+  app.get('/api/payments/:id/return', async (request, reply) => {
+    const id = paymentIdOf(request.params);
+    const user = await optionalUser(auth, request);
+    if (!user) return reply.redirect(signInAndBack(`/api/payments/${id}/return`), 302);
+    const { location } = await payments.returnFromProvider(user.id, id);
     return reply.redirect(location, 302);
   });
 

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { formatRub } from '../../src/domain/billing';
+import type { AuthService } from '../auth/service';
+import { optionalUser, signInAndBack } from '../auth/session';
 import { AppError } from '../errors';
 import {
   SANDBOX_DECLINE_REASONS,
@@ -10,17 +12,31 @@ import type { PaymentsService } from './service';
 
 const SANDBOX_ID = /^sb_[0-9a-f-]{36}$/;
 
+/** Whether the sandbox payment was made for `userId` (its metadata names the payer, as ours does). */
+function belongsTo(row: { metadata: string }, userId: number): boolean {
+  try {
+    const metadata = JSON.parse(row.metadata) as { userId?: unknown } | null;
+    return metadata?.userId === String(userId);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The sandbox's checkout page, standing in for YooKassa's: a server-rendered page marked
  * as a test, in Russian and English at once, with no script (the app's CSP allows none
  * inline). Pay and Decline post back here; the decision is then announced to the billing
  * service as YooKassa's notification would be, and the browser goes to the return address.
+ *
+ * The page belongs to the payer's session: without one the browser signs in and comes
+ * back; anyone else's session sees a 404, as for an unknown id, so holding a checkout
+ * address is not enough to pay or decline another user's payment.
  */
 export function sandboxRoutes(
   app: FastifyInstance,
-  deps: { sandbox: SandboxProvider; payments: PaymentsService },
+  deps: { sandbox: SandboxProvider; payments: PaymentsService; auth: AuthService },
 ): void {
-  const { sandbox, payments } = deps;
+  const { sandbox, payments, auth } = deps;
 
   void app.register(async (scope) => {
     scope.addContentTypeParser(
@@ -32,8 +48,11 @@ export function sandboxRoutes(
     );
 
     scope.get<{ Params: { id: string } }>('/sandbox/checkout/:id', async (request, reply) => {
-      const row = SANDBOX_ID.test(request.params.id) ? await sandbox.find(request.params.id) : undefined;
-      if (!row) throw new AppError('NOT_FOUND');
+      if (!SANDBOX_ID.test(request.params.id)) throw new AppError('NOT_FOUND');
+      const user = await optionalUser(auth, request);
+      if (!user) return reply.redirect(signInAndBack(`/sandbox/checkout/${request.params.id}`), 302);
+      const row = await sandbox.find(request.params.id);
+      if (!row || !belongsTo(row, user.id)) throw new AppError('NOT_FOUND');
       return reply
         .header('cache-control', 'no-store')
         .type('text/html; charset=utf-8')
@@ -43,8 +62,11 @@ export function sandboxRoutes(
     scope.post<{ Params: { id: string }; Body: Record<string, string> | undefined }>(
       '/sandbox/checkout/:id',
       async (request, reply) => {
-        const row = SANDBOX_ID.test(request.params.id) ? await sandbox.find(request.params.id) : undefined;
-        if (!row) throw new AppError('NOT_FOUND');
+        if (!SANDBOX_ID.test(request.params.id)) throw new AppError('NOT_FOUND');
+        const user = await optionalUser(auth, request);
+        if (!user) throw new AppError('UNAUTHORIZED');
+        const row = await sandbox.find(request.params.id);
+        if (!row || !belongsTo(row, user.id)) throw new AppError('NOT_FOUND');
         const action = request.body?.action;
         const reason = request.body?.reason ?? 'insufficient_funds';
         if (action !== 'pay' && action !== 'decline') throw new AppError('VALIDATION_ERROR');

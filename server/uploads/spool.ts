@@ -47,6 +47,49 @@ function spoolFolder(): Promise<string> {
   return folder;
 }
 
+/** The folder of this process's uploads, when one exists right now. */
+export async function currentSpoolFolder(): Promise<string | undefined> {
+  return folder;
+}
+
+/**
+ * Removes the folder when no upload is in it, so a process leaves nothing behind once
+ * its server closes. An upload still being served keeps it (the next release, or the
+ * next server's, removes it); a later upload makes a new one.
+ */
+export async function releaseSpoolFolder(): Promise<void> {
+  const current = folder;
+  if (!current) return;
+  const dir = await current.catch(() => undefined);
+  if (folder !== current) return;
+  if (!dir) {
+    folder = undefined;
+    return;
+  }
+  try {
+    await fs.rmdir(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') return;
+    if (code !== 'ENOENT') throw error;
+  }
+  if (folder === current) folder = undefined;
+}
+
+/** Opens a new private file in the folder, making the folder again if it was released meanwhile. */
+async function openSpoolFile(): Promise<{ file: string; handle: fs.FileHandle }> {
+  for (let attempt = 0; ; attempt += 1) {
+    const dir = await spoolFolder();
+    const file = path.join(dir, randomUUID());
+    try {
+      return { file, handle: await fs.open(file, 'wx', 0o600) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt > 0) throw error;
+      if (folder !== undefined && (await folder.catch(() => undefined)) === dir) folder = undefined;
+    }
+  }
+}
+
 /**
  * Writes `stream` to a new temporary file, keeping at most `keep` bytes on disk; the rest
  * are read and counted (for the "Current size" of a too-large file) but not written.
@@ -60,8 +103,7 @@ export async function spoolUpload(stream: Readable, keep: number): Promise<Spool
   // listened to from the start, so a failure while the file is opened is caught too.
   const received = finished(stream);
   received.catch(() => undefined);
-  const file = path.join(await spoolFolder(), randomUUID());
-  const handle = await fs.open(file, 'wx', 0o600);
+  const { file, handle } = await openSpoolFile();
   // One unlink (fs.rm walks the path first); a file already gone is not an error.
   const dispose = () =>
     fs.unlink(file).catch((error: NodeJS.ErrnoException) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { chatErrorMessages, chatModelSchema, chatStreamRequestSchema, REPLY_ENDINGS } from './chat';
-import { storedText } from './text';
+import { hasVisibleText, storedText, withoutBidiControls } from './text';
 import { chatBillingSchema, chatContextInfoSchema } from './sse';
 
 /**
@@ -54,7 +54,10 @@ export const createConversationSchema = z
       trim: true,
       notText: 'Title must be text',
       tooLong: `Title must be at most ${CONVERSATION_TITLE_MAX_LENGTH} characters`,
-    }).optional(),
+    })
+      // Nothing visible (zero-width characters only) is a blank title: the placeholder.
+      .transform((title) => (hasVisibleText(title) ? title : ''))
+      .optional(),
     message: chatStreamRequestSchema.shape.message.optional(),
     model: chatStreamRequestSchema.shape.model.optional(),
     contextTokensLimit: chatStreamRequestSchema.shape.contextTokensLimit,
@@ -99,9 +102,13 @@ export function isPlaceholderTitle(title: string): boolean {
   return title.trim() === '' || title === NEW_CONVERSATION_TITLE;
 }
 
-/** The first message on one line, cut at a word boundary when it is long. */
+/**
+ * The first message on one line, cut at a word boundary when it is long; without the
+ * bidirectional controls a title may not hold, and the placeholder when nothing shows.
+ */
 export function titleFromMessage(message: string): string {
-  const flat = message.replace(/\s+/g, ' ').trim();
+  const flat = withoutBidiControls(message).replace(/\s+/g, ' ').trim();
+  if (!hasVisibleText(flat)) return NEW_CONVERSATION_TITLE;
   const chars = Array.from(flat);
   if (chars.length <= CONVERSATION_TITLE_MAX_CHARS) return flat || NEW_CONVERSATION_TITLE;
   const cut = chars.slice(0, CONVERSATION_TITLE_MAX_CHARS - 1).join('');

@@ -34,6 +34,11 @@ export const errorCatalogue = {
   CROSS_SITE_REQUEST: { status: 403, message: genericMessages.forbidden },
   NOT_FOUND: { status: 404, message: genericMessages.notFound },
   PAYLOAD_TOO_LARGE: { status: 413, message: genericMessages.badInput },
+  /** A path segment longer than any id or file name of ours. */
+  URI_TOO_LONG: { status: 414, message: genericMessages.badInput },
+  HEADERS_TOO_LARGE: { status: 431, message: genericMessages.badInput },
+  /** The request's headers or body did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS). */
+  REQUEST_TIMEOUT: { status: 408, message: genericMessages.tryLater },
   CONTENT_FILTERED: { status: 422, message: 'The request was blocked by the content filter' },
   RATE_LIMITED: { status: 429, message: genericMessages.tryLater },
   INTERNAL: { status: 500, message: genericMessages.internal },

@@ -35,9 +35,51 @@ const SINGLE_LINE_FORBIDDEN = /[\u0000-\u001f\u007f-\u009f]/;
 // A UTF-16 surrogate without its pair: not a character, and not valid UTF-8 once stored.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+// Bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): in a
+// one-line label shown among others (a title) they reorder what follows, so a right-to-left
+// override makes "gpj.exe" read as "exe.jpg".
+const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+// Characters that take no room on screen: the soft hyphen, combining grapheme joiner,
+// Arabic letter mark, Hangul fillers, Khmer inherent vowels, Mongolian variation selectors
+// and vowel separator, zero-width spaces, joiners and direction marks, bidi controls, word
+// joiner and invisible operators, variation selectors, the byte-order mark. As code point
+// ranges: several are combining marks, which a regular expression's class would misread.
+const INVISIBLE_RANGES: ReadonlyArray<readonly [number, number]> = [
+  [0x00ad, 0x00ad],
+  [0x034f, 0x034f],
+  [0x061c, 0x061c],
+  [0x115f, 0x1160],
+  [0x17b4, 0x17b5],
+  [0x180b, 0x180f],
+  [0x200b, 0x200f],
+  [0x202a, 0x202e],
+  [0x2060, 0x206f],
+  [0x3164, 0x3164],
+  [0xfe00, 0xfe0f],
+  [0xfeff, 0xfeff],
+  [0xffa0, 0xffa0],
+];
+
+function isInvisible(char: string): boolean {
+  const code = char.codePointAt(0) ?? 0;
+  return INVISIBLE_RANGES.some(([from, to]) => code >= from && code <= to);
+}
+
 /** Whether the text holds only characters a stored text may hold. */
 export function isStorableText(text: string, multiline: boolean): boolean {
+  if (!multiline && BIDI_CONTROL.test(text)) return false;
   return !(multiline ? MULTILINE_FORBIDDEN : SINGLE_LINE_FORBIDDEN).test(text) && !LONE_SURROGATE.test(text);
+}
+
+/** The text without bidirectional controls (see BIDI_CONTROL), for a label made from free text. */
+export function withoutBidiControls(text: string): string {
+  return text.replace(new RegExp(BIDI_CONTROL.source, 'g'), '');
+}
+
+/** Whether anything of the text shows: not only spaces and characters of no width. */
+export function hasVisibleText(text: string): boolean {
+  for (const char of text) if (char.trim() !== '' && !isInvisible(char)) return true;
+  return false;
 }
 
 export interface StoredTextOptions {

@@ -162,7 +162,7 @@ export async function startTestApp(
   kind: TestDatabaseKind,
   env: Record<string, string> = {},
   overrides: Partial<Config> = {},
-  deps: Pick<AppDeps, 'providers' | 'chat' | 'storage'> = {},
+  deps: Pick<AppDeps, 'providers' | 'chat' | 'storage' | 'logStream'> = {},
 ): Promise<TestApp> {
   const port = await freePort();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'imagegen-test-'));

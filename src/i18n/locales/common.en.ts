@@ -33,6 +33,7 @@ export const commonEn: typeof commonRu = {
     failed: 'Sign-in failed. Please try again.',
     unavailable: 'Sign-in is unavailable right now. Please try again later.',
     disabled: 'This account has been disabled. Contact support if you think this is a mistake.',
+    sessionEnded: 'Your session has ended. Sign in again to continue where you were.',
     features: {
       aiPowered: { title: 'AI-powered', text: 'State-of-the-art Stable Diffusion and language models.' },
       styles: { title: 'Multiple styles', text: 'Anime, cinematic, pixel art and a dozen more presets.' },
@@ -53,6 +54,9 @@ export const commonEn: typeof commonRu = {
     MALFORMED_RESPONSE: 'Something went wrong',
     VALIDATION_ERROR: 'Please check your input',
     PAYLOAD_TOO_LARGE: 'Please check your input',
+    URI_TOO_LONG: 'Please check your input',
+    HEADERS_TOO_LARGE: 'Please check your input',
+    REQUEST_TIMEOUT: 'Please try again later',
     UNKNOWN_MODEL: 'Unknown model: {{model}}',
     INVALID_TEXT: 'Text contains characters that are not allowed',
     UNAUTHORIZED: 'Unauthorized access',

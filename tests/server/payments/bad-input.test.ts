@@ -102,10 +102,11 @@ describe.each(testDatabases())('payments refuse bad input on $name', { timeout: 
   it('the sandbox refuses unknown actions and ids; webhooks from loopback are outside the default list', async () => {
     const created = await postJson(app, other, '/api/payments/create-token-payment', { tokensAmount: 50 });
     const checkout = (created.body.data as { confirmationUrl: string }).confirmationUrl;
+    // The payer's own browser (the page belongs to the payer's session).
     const post = (url: string, body: string) =>
       fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.url },
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.url, cookie: other.jar.header() },
         body,
         redirect: 'manual',
       });

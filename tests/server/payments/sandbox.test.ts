@@ -9,11 +9,11 @@ import {
 import { startTestApp, testDatabases, type TestApp } from '../helpers';
 import { balance, expectLedgerConsistent, getJson, postJson, signedInUser, type TestUser } from '../images/support';
 
-/** A browser's form post on the sandbox page, without following the redirect. */
-async function submitCheckout(app: TestApp, checkoutUrl: string, fields: Record<string, string>) {
+/** The payer's browser posting the sandbox page's form, without following the redirect. */
+async function submitCheckout(app: TestApp, user: TestUser, checkoutUrl: string, fields: Record<string, string>) {
   return fetch(checkoutUrl, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.url },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.url, cookie: user.jar.header() },
     body: new URLSearchParams(fields).toString(),
     redirect: 'manual',
   });
@@ -43,7 +43,7 @@ describe.each(testDatabases())('sandbox checkout on $name', { timeout: 120_000 }
     expect(created.body.confirmationUrl).toBe(data.confirmationUrl);
     expect(data.confirmationUrl).toMatch(new RegExp(`^${app.url}/sandbox/checkout/sb_`));
 
-    const page = await fetch(data.confirmationUrl);
+    const page = await fetch(data.confirmationUrl, { headers: { cookie: user.jar.header() } });
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain('TEST');
@@ -51,7 +51,7 @@ describe.each(testDatabases())('sandbox checkout on $name', { timeout: 120_000 }
     expect(html).toContain('100 tokens');
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
 
-    const paid = await submitCheckout(app, data.confirmationUrl, { action: 'pay' });
+    const paid = await submitCheckout(app, user, data.confirmationUrl, { action: 'pay' });
     expect(paid.status).toBe(303);
     expect(paid.headers.get('location')).toBe(`${app.url}/api/payments/${data.paymentId}/return`);
     // The sandbox notified the service before sending the browser back: already credited.
@@ -77,7 +77,7 @@ describe.each(testDatabases())('sandbox checkout on $name', { timeout: 120_000 }
     expect(ledger.entries[1]).toMatchObject({ kind: 'signup', delta: 50 });
 
     // Paying again, returning again: nothing more.
-    await submitCheckout(app, data.confirmationUrl, { action: 'pay' });
+    await submitCheckout(app, user, data.confirmationUrl, { action: 'pay' });
     await follow(app, user, `/api/payments/${data.paymentId}/return`);
     expect(await balance(app, user)).toBe(150);
     await expectLedgerConsistent(app, user);
@@ -88,14 +88,17 @@ describe.each(testDatabases())('sandbox checkout on $name', { timeout: 120_000 }
     const user = await signedInUser(app, 'decliner@example.com');
     const created = await postJson(app, user, '/api/payments/create-token-payment', { tokensAmount: 50 });
     const data = created.body.data as { paymentId: string; confirmationUrl: string };
-    const declined = await submitCheckout(app, data.confirmationUrl, { action: 'decline', reason: '3d_secure_failed' });
+    const declined = await submitCheckout(app, user, data.confirmationUrl, {
+      action: 'decline',
+      reason: '3d_secure_failed',
+    });
     expect(declined.status).toBe(303);
     const back = await follow(app, user, declined.headers.get('location') ?? '');
     expect(back.headers.get('location')).toBe(`/payment-status?paymentId=${data.paymentId}&status=failed`);
     const payment = paymentSchema.parse((await getJson(app, user, `/api/payments/${data.paymentId}`)).body.data);
     expect(payment).toMatchObject({ status: 'canceled', cancellationReason: '3d_secure_failed', credited: false });
     // Paying after the decline changes nothing.
-    await submitCheckout(app, data.confirmationUrl, { action: 'pay' });
+    await submitCheckout(app, user, data.confirmationUrl, { action: 'pay' });
     expect(await balance(app, user)).toBe(50);
     await expectLedgerConsistent(app, user);
   });
@@ -110,7 +113,7 @@ describe.each(testDatabases())('sandbox checkout on $name', { timeout: 120_000 }
     expect(created.status).toBe(200);
     const data = created.body.data as { paymentId: string; confirmationUrl: string; amount: string };
     expect(data.amount).toBe('1.00');
-    const paid = await submitCheckout(app, data.confirmationUrl, { action: 'pay' });
+    const paid = await submitCheckout(app, user, data.confirmationUrl, { action: 'pay' });
     const back = await follow(app, user, paid.headers.get('location') ?? '');
     expect(back.headers.get('location')).toContain('status=success');
     const sandboxRow = await app.database.db.execute(

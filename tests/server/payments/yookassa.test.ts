@@ -180,7 +180,7 @@ describe.each(testDatabases())('YooKassa payments on $name', { timeout: 120_000 
   });
 
   it('takes the forwarded address only with TRUST_PROXY', async () => {
-    app = await startYookassaApp(kind, fake, { YOOKASSA_WEBHOOK_IPS: '185.71.76.0/27', TRUST_PROXY: 'true' });
+    app = await startYookassaApp(kind, fake, { YOOKASSA_WEBHOOK_IPS: '185.71.76.0/27', TRUST_PROXY: '1' });
     const user = await signedInUser(app, 'yk-proxied@example.com');
     const { providerId } = await buyTokens(app, user, 100);
     fake.decide(providerId, { status: 'succeeded' });

@@ -65,7 +65,8 @@ describe('two instances on one PostgreSQL, Redis and S3 server', async () => {
       REDIS_KEY_PREFIX: prefix,
       ...s3.env,
       COOKIE_SECRET: randomBytes(32).toString('base64url'),
-      TRUST_PROXY: 'true',
+      // One balancer in front (the test process): it names each client's address.
+      TRUST_PROXY: '1',
       RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
       STARTER_TOKENS: String(STARTER),
       IMAGE_OFFLINE_DELAY_MS: '300',
@@ -187,18 +188,21 @@ describe('two instances on one PostgreSQL, Redis and S3 server', async () => {
     record([{ userId: user.id, kind: 'generation', status: 200, charged: tokens.charged }]);
     const served = await fetch(`${b.url}/images/${data.fileName}`);
     expect(served.status).toBe(200);
-    expect(served.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(served.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
     expect((await served.arrayBuffer()).byteLength).toBe(data.fileSize);
   });
 
   it('the rate limit is shared: one client gets one allowance across both', async () => {
+    // A public API answer (probes such as /healthz are never limited).
     const probe = (instance: Instance) =>
-      fetch(`${instance.url}/healthz`, { headers: { 'x-forwarded-for': '203.0.113.9' } }).then((r) => r.status);
+      fetch(`${instance.url}/api/payments/plans`, { headers: { 'x-forwarded-for': '203.0.113.9' } }).then(
+        (r) => r.status,
+      );
     // 200 per instance: alone, each would allow all of them.
     const statuses = await Promise.all(Array.from({ length: 400 }, (_, i) => probe(i % 2 === 0 ? a : b)));
     expect(statuses.filter((s) => s === 200)).toHaveLength(RATE_LIMIT);
     expect(statuses.filter((s) => s === 429)).toHaveLength(400 - RATE_LIMIT);
-    const limited = await fetch(`${b.url}/healthz`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    const limited = await fetch(`${b.url}/api/payments/plans`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
     expect(limited.status).toBe(429);
     expect(await limited.json()).toMatchObject({ code: 'RATE_LIMITED' });
   });
