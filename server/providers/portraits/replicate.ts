@@ -268,9 +268,11 @@ export function createReplicatePortraitProvider(options: ReplicateOptions): Port
       });
     } catch (error) {
       if (signal.aborted) throw error;
+      countProviderError('replicate', 'network');
       throw new PortraitProviderError('network', 'The portrait could not be downloaded', { cause: error });
     }
     if (!response.ok || !response.body) {
+      countProviderError('replicate', response.ok ? 'invalid_response' : errorKindOf(response.status));
       throw new PortraitProviderError('http', `The portrait download answered ${response.status}`, {
         status: response.status,
       });
