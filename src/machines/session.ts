@@ -75,7 +75,8 @@ export const sessionMachine = setup({
       initial: 'idle',
       on: {
         LOGOUT: { target: 'unauthenticated.loggingOut', actions: 'clearUser' },
-        'SESSION.EXPIRED': { target: 'unauthenticated', actions: 'clearUser' },
+        // Not a logout: the visitor is told, and the page is remembered for after sign-in.
+        'SESSION.EXPIRED': { target: 'unauthenticated.expired', actions: 'clearUser' },
         'BALANCE.CHANGED': {
           actions: { type: 'setBalance', params: ({ event }) => ({ balance: event.balance }) },
         },
@@ -106,6 +107,10 @@ export const sessionMachine = setup({
       initial: 'idle',
       states: {
         idle: {
+          on: { LOGIN: 'redirecting' },
+        },
+        /** The server ended the session (an API call answered 401) while the user worked. */
+        expired: {
           on: { LOGIN: 'redirecting' },
         },
         loggingOut: {

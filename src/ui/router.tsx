@@ -262,6 +262,9 @@ export function createAppRouter(actors: AppActors, history?: RouterHistory) {
     context: { actors },
     defaultPreload: 'intent',
     defaultPendingMs: 150,
+    // SPEC 2: while the user is not yet loaded the app shows a spinner, at / and /login too
+    // (their guards wait for the session).
+    defaultPendingComponent: FullScreenSpinner,
     // The spinner is the same one the page showed while the session was checked, so it
     // needs no minimum time on screen; the router's default (500 ms) held a screen whose
     // code had arrived back for up to half a second.

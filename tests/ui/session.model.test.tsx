@@ -35,27 +35,6 @@ beforeAll(async () => {
   ]);
 }, 60_000);
 
-/**
- * PRODUCT BUG (reported to the lead, not fixed here): when a 401 ends the session on a
- * protected page, AppShell sends the visitor to a bare /login (`<Navigate to="/login">`),
- * so the page is not remembered and a new sign-in lands on /dashboard. SPEC section 2: "an
- * unauthenticated visitor on a protected page is sent to /login, the page they came from
- * is remembered". With this switch false the suite states SPEC and fails on it (the
- * address after SESSION.EXPIRED: expected /login?redirect=%2Fdashboard%3Fprompt%3Dfox,
- * received /login); set it to false once the product is fixed.
- */
-const KNOWN_BUG_EXPIRY_FORGETS_PAGE = true;
-
-/**
- * PRODUCT BUG (reported, not fixed here): opened at / or /login, the app shows an empty
- * page while the current-user call is under way: the guards of those routes wait for the
- * session and neither route (nor the root) has a pending view. SPEC section 4: the session
- * "starts loading ... (a full-screen loading view)"; section 2: "While the user is not yet
- * loaded, the app screens show a loading spinner". With this switch false the suite states
- * SPEC and fails on it (Unable to find an element by: [data-testid="app-loading"]).
- */
-const KNOWN_BUG_BLANK_WHILE_LOADING = true;
-
 /** The protected page the visitor opens: a query makes the remembered page tell from the default. */
 const ENTRY = '/dashboard?prompt=fox';
 /** SPEC section 2's public addresses: / and /login. */
@@ -132,6 +111,7 @@ const TEXT = {
     signIn: 'Sign in with Google',
     signUp: 'Sign up with Google',
     redirecting: 'Taking you to sign-in…',
+    sessionEnded: 'Your session has ended. Sign in again to continue where you were.',
     features: ['AI-powered', 'Multiple styles', 'High quality'],
     prompt: 'Prompt',
     generating: 'Generating…',
@@ -148,6 +128,7 @@ const TEXT = {
     signIn: 'Войти через Google',
     signUp: 'Зарегистрироваться через Google',
     redirecting: 'Переходим к входу…',
+    sessionEnded: 'Сеанс завершён. Войдите снова, чтобы продолжить с того же места.',
     features: ['На базе ИИ', 'Множество стилей', 'Высокое качество'],
     prompt: 'Описание (промпт)',
     generating: 'Генерация…',
@@ -179,6 +160,8 @@ interface Facts {
   /** Where the browser was sent for sign-in. */
   signIn: string | null;
   logoutCalled: boolean;
+  /** The server ended the session while the user worked: the login says so (#26). */
+  expired: boolean;
   /** Failures of the auth check, a refresh or the logout: SPEC 4/8, only logged. */
   logged: number;
 }
@@ -194,6 +177,7 @@ function factsOf(events: readonly AnyEventObject[], entry: string): Facts {
     remembered: null,
     signIn: null,
     logoutCalled: false,
+    expired: false,
     logged: 0,
   };
   // Whether the server logout is still answering (SPEC: the user is already signed out).
@@ -206,6 +190,7 @@ function factsOf(events: readonly AnyEventObject[], entry: string): Facts {
         // answering is not acted on (SPEC says nothing of that moment; see the report).
         if (f.phase === 'out' && !loggingOut) {
           f.phase = 'leaving';
+          f.expired = false;
           f.signIn = f.remembered ?? '/dashboard';
         }
         break;
@@ -226,8 +211,9 @@ function factsOf(events: readonly AnyEventObject[], entry: string): Facts {
         if (signedIn) {
           f.phase = 'out';
           f.user = null;
-          f.remembered = KNOWN_BUG_EXPIRY_FORGETS_PAGE ? null : f.address;
+          f.remembered = f.address;
           f.address = loginAddress(f.remembered);
+          f.expired = true;
         }
         break;
       case 'BALANCE.CHANGED':
@@ -303,7 +289,7 @@ function headerShows(ui: SessionUi, reached: Reached) {
 }
 
 /** SPEC section 2 "Login": Google sign-in, a sign-up button doing the same, the features blurb. */
-function loginShows(ui: SessionUi, reached: Reached, leaving: boolean) {
+function loginShows(ui: SessionUi, reached: Reached, leaving: boolean): Facts {
   const f = factsOf(reached.events, ui.entry);
   const text = TEXT[reached.lang];
   expect(ui.location()).toBe(f.address);
@@ -323,7 +309,10 @@ function loginShows(ui: SessionUi, reached: Reached, leaving: boolean) {
   expect(ui.api.sent('POST', '/auth/logout').length).toBe(f.logoutCalled ? 1 : 0);
   // A failed auth check or logout is not shown (SPEC 4/8: only logged).
   expect(screen.queryByRole('alert')).toBeNull();
+  // #26: a session the server ended is said so (not an error: a status note).
+  expect(screen.queryByTestId('session-ended')?.textContent ?? null).toBe(f.expired ? text.sessionEnded : null);
   if (!leaving) expect(ui.assigned).not.toHaveBeenCalled();
+  return f;
 }
 
 /**
@@ -359,7 +348,7 @@ async function generate(ui: SessionUi, lang: Language, reply: Reply) {
 /**
  * The session model opened at `entry`. `gestures: 'all'` samples every event in every
  * state; 'entry' only what differs with the address opened (the first answer, sign-in,
- * logout, a refresh), so the public addresses' suites stay short.
+ * logout, a refresh, the session ending), so the public addresses' suites stay short.
  */
 export function sessionModel(entry: string, gestures: 'all' | 'entry'): ScreenModel<SessionUi> {
   const sampled = (snapshot: AnyMachineSnapshot): AnyEventObject[] => {
@@ -367,7 +356,7 @@ export function sessionModel(entry: string, gestures: 'all' | 'entry'): ScreenMo
     if (gestures === 'all') return all;
     return all.filter(
       (e) =>
-        !['SESSION.EXPIRED', 'BALANCE.CHANGED', 'BALANCE.CHARGED'].includes(e.type) &&
+        !['BALANCE.CHANGED', 'BALANCE.CHARGED'].includes(e.type) &&
         ((e as { via?: string }).via === undefined || ['sign-in', 'header'].includes((e as { via?: string }).via!)),
     );
   };
@@ -529,13 +518,8 @@ const sees: ScreenModel<SessionUi>['sees'] = [
       says: 'SPEC 2/4: while the user is not yet loaded, a full-screen loading spinner and nothing else',
       check: (ui: SessionUi, reached: Reached) => {
         expect(ui.location()).toBe(ui.entry);
-        if (isProtected(ui.entry) || !KNOWN_BUG_BLANK_WHILE_LOADING) {
-          const spinner = screen.getByTestId('app-loading');
-          expect(within(spinner).getByRole('status').getAttribute('aria-label')).toBe(TEXT[reached.lang].loading);
-        } else {
-          // The product's page today (see KNOWN_BUG_BLANK_WHILE_LOADING): nothing at all.
-          expect(document.body.textContent).toBe('');
-        }
+        const spinner = screen.getByTestId('app-loading');
+        expect(within(spinner).getByRole('status').getAttribute('aria-label')).toBe(TEXT[reached.lang].loading);
         expect(screen.queryByRole('banner')).toBeNull();
         expect(loginButtons()).toEqual([null, null]);
         expect(ui.assigned).not.toHaveBeenCalled();
@@ -580,6 +564,17 @@ const sees: ScreenModel<SessionUi>['sees'] = [
     },
   ],
   [
+    { unauthenticated: 'expired' },
+    {
+      says: 'SPEC 2 and #26: the server ended the session: /login remembering the page, saying the session ended',
+      check: (ui: SessionUi, reached: Reached) => {
+        const f = loginShows(ui, reached, false);
+        expect(f.expired).toBe(true);
+        expect(f.address).toBe(loginAddress(f.remembered));
+      },
+    },
+  ],
+  [
     'unauthenticated',
     {
       says: 'SPEC 2: /login (the protected page remembered, the entry replaced); a failed check or logout only logged',
@@ -611,7 +606,8 @@ describeInvariants('session', model, [
     step: (before, event, after) =>
       before.matches({ unauthenticated: 'redirecting' }) ||
       !after.matches({ unauthenticated: 'redirecting' }) ||
-      (before.matches({ unauthenticated: 'idle' }) && event.type === 'LOGIN'),
+      ((before.matches({ unauthenticated: 'idle' }) || before.matches({ unauthenticated: 'expired' })) &&
+        event.type === 'LOGIN'),
   },
   {
     name: 'a signed-out visitor is signed in only by the current-user call',

@@ -26,6 +26,7 @@ function GoogleMark() {
 export function LoginScreen({ redirect, error }: { redirect?: string; error?: string }) {
   const session = useSession();
   const redirecting = useSelector(session, (s) => s.matches({ unauthenticated: 'redirecting' }));
+  const expired = useSelector(session, (s) => s.matches({ unauthenticated: 'expired' }));
   const login = () => session.send({ type: 'LOGIN', returnTo: safeReturnTo(redirect) });
   const features = [
     { icon: Sparkles, key: 'aiPowered' },
@@ -60,6 +61,15 @@ export function LoginScreen({ redirect, error }: { redirect?: string; error?: st
           </ul>
         </section>
         <section className="order-2 rounded-2xl bg-white p-6 shadow-xl ring-1 ring-slate-200 sm:p-8">
+          {expired && (
+            <p
+              role="status"
+              data-testid="session-ended"
+              className="mb-4 rounded-lg bg-amber-50 px-4 py-3 text-sm text-amber-900"
+            >
+              {t('login.sessionEnded')}
+            </p>
+          )}
           {error && (
             <p role="alert" className="mb-4 rounded-lg bg-red-50 px-4 py-3 text-sm text-red-700">
               {error === 'signin_unavailable'
