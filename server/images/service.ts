@@ -30,6 +30,19 @@ const ORIGINAL_STEPS = 30;
 const ORIGINAL_CFG_SCALE = 7;
 
 /**
+ * Stability's v2beta endpoints (ultra, core, sd3) take seeds 0 to 4294967294
+ * (PROVIDERS.md), one less than SPEC's form allows (0 to 4294967295), which v1 SDXL
+ * (original) takes whole. SPEC's top seed is sent to them as 4294967294, so a seed the
+ * form allows is never charged only to be refused; the image records the seed used.
+ */
+export const V2BETA_SEED_MAX = 4294967294;
+
+function providerSeed(model: ImageModelId, seed: number | undefined): number | undefined {
+  if (seed === undefined || model === 'original') return seed;
+  return Math.min(seed, V2BETA_SEED_MAX);
+}
+
+/**
  * A file is written after the provider answered and recorded in the very next statement,
  * so a file without a row this old was left by a crash. Well past any statement's wait.
  */
@@ -243,7 +256,7 @@ export function parseJob(model: ImageModelId, body: unknown): ImageJob {
     model,
     prompt: parsed.data.prompt,
     negativePrompt: optionalText(data.negative_prompt),
-    seed: typeof data.seed === 'number' ? data.seed : undefined,
+    seed: providerSeed(model, typeof data.seed === 'number' ? data.seed : undefined),
     width: typeof data.width === 'number' ? data.width : undefined,
     height: typeof data.height === 'number' ? data.height : undefined,
     aspectRatio: optionalText(data.aspect_ratio),

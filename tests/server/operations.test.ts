@@ -54,7 +54,7 @@ describe('images in an S3 bucket, readiness and metrics', () => {
     const served = await fetch(data.imageUrl);
     expect(served.status).toBe(200);
     expect(served.headers.get('content-type')).toBe('image/png');
-    expect(served.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(served.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
     const bytes = Buffer.from(await served.arrayBuffer());
     expect(bytes.length).toBe(data.fileSize);
     expect(bytes.subarray(1, 4).toString()).toBe('PNG');

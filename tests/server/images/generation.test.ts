@@ -136,7 +136,7 @@ describe.each(testDatabases())('image generation against Stability on $name', (k
         const file = await fetch(`${app.url}/images/${String(image.fileName)}`);
         expect(file.status).toBe(200);
         expect(file.headers.get('content-type')).toBe('image/png');
-        expect(file.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+        expect(file.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
         const bytes = Buffer.from(await file.arrayBuffer());
         expect(bytes.length).toBe(image.fileSize);
         const metadata = await sharp(bytes).metadata();

@@ -1,6 +1,9 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMAGE_MODELS, type ImageModelId } from '../../../src/domain/images';
-import { generationRequests } from '../../../server/db/schema';
+import { generationRequests, tokenLedger } from '../../../server/db/schema';
+import { createStabilityImageProvider } from '../../../server/providers/images/stability';
+import { startFakeStability, type FakeStability } from '../providers/images/fake-stability';
 import { LIVENESS } from '../../../server/jobs/liveness';
 import { startTestApp, testDatabases, type TestApp } from '../helpers';
 import {
@@ -252,7 +255,7 @@ describe.each(testDatabases())('image requests on $name (offline renderer)', (ki
     const ok = await fetch(`${app.url}/images/${fileName}`);
     expect(ok.status).toBe(200);
     expect(ok.headers.get('content-type')).toBe('image/png');
-    expect(ok.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(ok.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
     expect(ok.headers.get('x-content-type-options')).toBe('nosniff');
     await ok.arrayBuffer();
     for (const name of [
@@ -316,5 +319,70 @@ describe.each(testDatabases())('image requests on $name (offline renderer)', (ki
     await images.reconcile(-5000);
     expect(await balance(app, victim)).toBe(50);
     await expectLedgerConsistent(app, victim);
+  });
+});
+
+/**
+ * Issue #25 item 10: SPEC section 5 lets the form send seeds 0 to 4294967295. Stability's
+ * v1 SDXL text-to-image takes that whole range; its v2beta stable-image endpoints (ultra,
+ * core, sd3) take 0 to 4294967294 (PROVIDERS.md, from Stability's API reference), so the
+ * top seed sent as is was charged, refused by Stability and refunded. It is now sent as
+ * 4294967294 (README, "Seeds"): charged once, generated, never refunded.
+ */
+describe.each(testDatabases())('the top seed against Stability on $name', (kind) => {
+  const API_KEY = 'test-stability-key';
+  const V1_SEED_MAX = 4294967295;
+  const V2BETA_SEED_MAX = 4294967294;
+  let fake: FakeStability;
+  let app: TestApp;
+  beforeAll(async () => {
+    fake = await startFakeStability({ apiKey: API_KEY });
+    const provider = createStabilityImageProvider({ apiKey: API_KEY, baseUrl: fake.url, timeoutMs: 5000 });
+    app = await startTestApp(kind, {}, {}, { providers: { images: provider } });
+  });
+  afterAll(async () => {
+    await app.close();
+    await fake.close();
+  });
+
+  it.each([
+    { model: 'ultra', body: { aspect_ratio: '1:1' } },
+    { model: 'core', body: { aspect_ratio: '1:1' } },
+    { model: 'sd3', body: { aspect_ratio: '1:1', model: 'sd3.5-medium' } },
+  ] as const)(
+    '$model: seed 4294967295 goes to Stability within its range and is charged once',
+    async ({ model, body }) => {
+      fake.reset();
+      const user = await signedInUser(app, `top-seed-${model}-${kind.name}@example.com`);
+      const reply = await postJson(app, user, IMAGE_MODELS[model].endpoint, {
+        prompt: 'a lighthouse',
+        seed: 4294967295,
+        ...body,
+      });
+      expect(reply.status).toBe(200);
+      const sent = fake.requests.map((request) => Number(request.fields?.seed));
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).toBeGreaterThanOrEqual(0);
+      expect(sent[0]).toBeLessThanOrEqual(V2BETA_SEED_MAX);
+      expect(sent[0]).toBe(V2BETA_SEED_MAX);
+      expect((reply.body.data as { seed: number }).seed).toBe(V2BETA_SEED_MAX);
+      const ledger = await app.database.db.select().from(tokenLedger).where(eq(tokenLedger.userId, user.id));
+      expect(ledger.map((row) => row.delta).sort((a, b) => a - b)).toEqual([-IMAGE_MODELS[model].cost, 50]);
+      expect((await requestsOf(app, user)).map((r) => r.status)).toEqual(['COMPLETED']);
+      await expectLedgerConsistent(app, user);
+    },
+  );
+
+  it('original (v1 SDXL) takes seed 4294967295 as is', async () => {
+    fake.reset();
+    const user = await signedInUser(app, `top-seed-original-${kind.name}@example.com`);
+    const reply = await postJson(app, user, IMAGE_MODELS.original.endpoint, {
+      prompt: 'a lighthouse',
+      seed: 4294967295,
+      width: 1024,
+      height: 1024,
+    });
+    expect(reply.status).toBe(200);
+    expect(fake.requests.map((request) => (request.json as { seed?: number }).seed)).toEqual([V1_SEED_MAX]);
   });
 });
