@@ -1,4 +1,4 @@
-import { render, screen } from '@testing-library/react';
+import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
@@ -65,6 +65,58 @@ describe('billing views (Russian)', () => {
     expect(rows[0]?.textContent).toContain('Оплачен');
     expect(rows[1]?.textContent).toContain('Подписка Pro');
     expect(rows[1]?.textContent).toContain('Отменён');
+  });
+
+  // Issue #25 item 2: the card check's refund state is shown in the payment history.
+  it("the history shows a payment's refund: in progress, done, or declined and asked again", () => {
+    const base = { createdAt: '2026-11-23T10:00:00.000Z', currency: 'RUB' as const, status: 'succeeded' as const };
+    const view = render(
+      <HistoryTable
+        payments={[
+          {
+            ...base,
+            id: 'c',
+            packageType: 'pro',
+            description: 'Pro',
+            tokensAmount: 1000,
+            amount: '1.00',
+            refund: { status: 'pending', amount: '1.00' },
+          },
+          {
+            ...base,
+            id: 'd',
+            packageType: 'pro',
+            description: 'Pro',
+            tokensAmount: 1000,
+            amount: '1.00',
+            refund: { status: 'canceled', amount: '1.00' },
+          },
+          {
+            ...base,
+            id: 'e',
+            packageType: 'tokens',
+            description: 'Tokens',
+            tokensAmount: 1000,
+            amount: '700.00',
+            refund: { status: 'succeeded', amount: '350.00' },
+          },
+          {
+            ...base,
+            id: 'f',
+            packageType: 'tokens',
+            description: 'Tokens',
+            tokensAmount: 100,
+            amount: '70.00',
+            refund: null,
+          },
+        ]}
+      />,
+    );
+    const rows = within(view.container).getAllByTestId('history-row');
+    expect(rows[0]?.textContent).toContain('Возврат 1,00 ₽ в обработке');
+    expect(rows[1]?.textContent).toContain('Банк отклонил возврат 1,00 ₽; пробуем ещё раз');
+    expect(rows[2]?.textContent).toContain('Возвращено 350,00 ₽');
+    expect(rows[3]?.textContent).not.toContain('озврат');
   });
 
   it('the plan catalogue says SPEC section 9 and subscribes to pro and premium only', async () => {

@@ -105,9 +105,9 @@ export const billingEn: typeof billingRu = {
       canceled: 'Canceled',
     },
     refundStatuses: {
-      pending: 'Refund of {{amount}} ₽ in progress',
-      succeeded: '{{amount}} ₽ refunded',
-      canceled: 'Refund of {{amount}} ₽ declined by the bank; we are trying again',
+      pending: 'Refund of {{amount}} in progress',
+      succeeded: '{{amount}} refunded',
+      canceled: 'Refund of {{amount}} declined by the bank; we are trying again',
     },
   },
   ledger: {

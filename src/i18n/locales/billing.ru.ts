@@ -104,9 +104,9 @@ export const billingRu = {
       canceled: 'Отменён',
     },
     refundStatuses: {
-      pending: 'Возврат {{amount}} ₽ в обработке',
-      succeeded: 'Возвращено {{amount}} ₽',
-      canceled: 'Банк отклонил возврат {{amount}} ₽; пробуем ещё раз',
+      pending: 'Возврат {{amount}} в обработке',
+      succeeded: 'Возвращено {{amount}}',
+      canceled: 'Банк отклонил возврат {{amount}}; пробуем ещё раз',
     },
   },
   ledger: {

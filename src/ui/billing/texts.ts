@@ -68,7 +68,9 @@ export function paymentStatusName(status: string): string {
 /** A payment's refund in words (pro's card check, or a refund by the shop); empty without one. */
 export function refundText(item: PaymentHistoryItem): string {
   if (!item.refund) return '';
-  return t(`billing:history.refundStatuses.${item.refund.status}`, { amount: item.refund.amount });
+  return t(`billing:history.refundStatuses.${item.refund.status}`, {
+    amount: money(item.refund.amount, item.currency),
+  });
 }
 
 /** A history row in words: the package and its tokens; the server's English as the fallback. */
