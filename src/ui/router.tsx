@@ -187,7 +187,13 @@ const portraitRoute = createRoute({
 export const galleryRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/gallery',
-  validateSearch: (search) => gallerySearchOf(search),
+  // The router hands a route its parent's raw query merged under what validateSearch returns:
+  // a page or size that is not one is named here as absent, else ?page=abc reached the server.
+  validateSearch: (search): ReturnType<typeof gallerySearchOf> => ({
+    page: undefined,
+    limit: undefined,
+    ...gallerySearchOf(search),
+  }),
   component: GalleryScreen,
 });
 

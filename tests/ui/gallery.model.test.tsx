@@ -1139,6 +1139,23 @@ describe('gallery: stories beside the statechart', () => {
     }
   });
 
+  // #26 item 9: a page that is not a page number is page 1, like page=99 is clamped.
+  for (const bad of ['abc', '0', '-2', '1e2']) {
+    it(`opens /gallery?page=${bad} at page 1 and asks the server for page 1`, async () => {
+      const api = liveServer(new FakeApi(), { images: MASTER });
+      const ui = await openApp(`/gallery?page=${bad}`, { lang: 'en', api });
+      try {
+        await waitFor(() => expect(screen.getAllByTestId('gallery-card')).toHaveLength(12), { timeout: 15_000 });
+        const first = serveFrom(MASTER, { page: 1, limit: 12, q: null }).images[0]!;
+        expect(screen.getAllByTestId('gallery-card')[0]!.querySelector('p')?.textContent).toBe(first.prompt);
+        expect(new Set(api.sent('GET', LIST).map((r) => r.url.searchParams.get('page')))).toEqual(new Set(['1']));
+        expect(screen.queryByRole('alert')).toBeNull();
+      } finally {
+        ui.close();
+      }
+    });
+  }
+
   it('opens at the page and size in the address; "search all" asks for the trimmed text from page 1', async () => {
     const api = liveServer(new FakeApi(), { images: MASTER });
     const ui = await openApp('/gallery?page=3&limit=6', { lang: 'ru', api });
