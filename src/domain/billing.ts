@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationSchema } from './image-record';
-import { subscriptionStatuses, subscriptionTypes } from './user';
+import { subscriptionTypes } from './user';
 
 /**
  * Billing rules shared by the browser and the server (SPEC sections 3, 5, 7, 9): the plans,
@@ -259,11 +259,13 @@ export const HISTORY_MAX_LIMIT = 100;
 
 export const subscriptionSchema = z.object({
   plan: z.object({
-    name: z.enum(SUBSCRIPTION_PLAN_IDS),
+    /** SPEC 4 reads any name: premium gives premium, pro gives pro, anything else starter. */
+    name: z.string(),
     tokensPerMonth: z.number().int(),
     trialDays: z.number().int(),
   }),
-  status: z.enum(subscriptionStatuses),
+  /** SPEC 4 lowercases the status (default active): any spelling is read, not refused. */
+  status: z.string(),
   tokensUsedThisPeriod: z.number().int(),
   nextBillingDate: z.string().nullable(),
   canceledAt: z.string().nullable(),

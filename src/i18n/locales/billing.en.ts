@@ -73,7 +73,6 @@ export const billingEn: typeof billingRu = {
     endsOn: 'Active until',
     used: 'Used this period',
     willEnd: 'The subscription will not renew.',
-    fallback: 'Could not load your subscription: showing the free plan.',
     cancel: 'Cancel subscription',
     confirmTitle: 'Cancel the subscription?',
     confirmText: 'It stays active until the end of the paid period and will not renew after that.',

@@ -99,7 +99,6 @@ export function BillingScreen() {
             <SubscriptionCard
               subscription={context.subscription}
               summary={summary}
-              failedToLoad={context.subscriptionFailed}
               step={cancelStep}
               onRequestCancel={() => billing.send({ type: 'CANCEL.REQUEST' })}
               onConfirm={() => billing.send({ type: 'CANCEL.CONFIRM' })}

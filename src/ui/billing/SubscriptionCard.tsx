@@ -13,7 +13,6 @@ export type CancelStep = 'idle' | 'confirming' | 'cancelling' | 'failed';
 export function SubscriptionCard({
   subscription,
   summary,
-  failedToLoad,
   step,
   onRequestCancel,
   onConfirm,
@@ -21,7 +20,6 @@ export function SubscriptionCard({
 }: {
   subscription: Subscription | null;
   summary: SubscriptionSummary;
-  failedToLoad: boolean;
   step: CancelStep;
   onRequestCancel: () => void;
   onConfirm: () => void;
@@ -38,7 +36,7 @@ export function SubscriptionCard({
       </h2>
       {!subscription ? (
         <p className="mt-3 text-sm text-slate-600" data-testid="no-subscription">
-          {failedToLoad ? t('billing:subscription.fallback') : t('billing:subscription.none')}
+          {t('billing:subscription.none')}
         </p>
       ) : (
         <>
