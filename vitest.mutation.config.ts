@@ -1,5 +1,6 @@
 import { defineConfig, type TestProjectConfiguration } from 'vitest/config';
 import base from './vitest.config';
+import { UnloadableFileAsFailedTest } from './tests/mutation-reporter';
 
 /**
  * The vitest configuration Stryker runs (stryker.config.mjs): the projects of vitest.config.ts,
@@ -46,4 +47,7 @@ const projects = (base.test?.projects ?? [])
   .map((project) => (isInlineProject(project) && selected.length > 0 ? narrowed(project, selected) : project))
   .filter((project): project is TestProjectConfiguration => project !== null);
 
-export default defineConfig({ ...base, test: { ...base.test, projects } });
+export default defineConfig({
+  ...base,
+  test: { ...base.test, projects, reporters: ['default', new UnloadableFileAsFailedTest()] },
+});
