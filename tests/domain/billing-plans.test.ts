@@ -7,6 +7,7 @@ import {
   ledgerEntrySchema,
   ledgerPageSchema,
   parseRub,
+  paymentHistoryItemSchema,
   paymentSchema,
   PLAN_LIST,
   PLANS,
@@ -153,5 +154,26 @@ describe('payment and ledger answers', () => {
     expect(ledgerPageSchema.parse(page)).toEqual(page);
     expect(ledgerEntrySchema.safeParse({ ...entry, kind: 'gift' }).success).toBe(false);
     expect(ledgerEntrySchema.safeParse({ ...entry, delta: 1.5 }).success).toBe(false);
+  });
+});
+
+describe('a payment history item with money given back', () => {
+  it('keeps the refund state and amount', () => {
+    const item = {
+      id: 'pay_2',
+      createdAt: '2026-01-02T10:00:00.000Z',
+      packageType: 'pro',
+      description: 'Pro subscription',
+      tokensAmount: 0,
+      amount: '1.00',
+      currency: 'RUB',
+      status: 'succeeded',
+      refund: { status: 'succeeded', amount: '1.00' },
+    };
+    expect(paymentHistoryItemSchema.parse(item)).toEqual(item);
+    expect(paymentHistoryItemSchema.parse({ ...item, refund: null }).refund).toBeNull();
+    expect(paymentHistoryItemSchema.safeParse({ ...item, refund: { status: 'done', amount: '1.00' } }).success).toBe(
+      false,
+    );
   });
 });

@@ -606,6 +606,14 @@ describe('buildGenerationRequest', () => {
     expect(parseSdxlSize(' 1024x1024 ')).toEqual({ width: 1024, height: 1024 });
   });
 
+  it('checks the style preset of the models whose form offers one (original and core)', () => {
+    const bogus = { prompt: 'p', stylePreset: 'vaporwave', size: '1024x1024', aspectRatio: '1:1' };
+    expect(validateGeneration({ model: 'original', ...bogus }, 100)).toMatch(/^Style preset must be one of /);
+    expect(validateGeneration({ model: 'core', ...bogus }, 100)).toMatch(/^Style preset must be one of /);
+    // ultra and sd3 take no preset: a leftover one is ignored.
+    expect(validateGeneration({ model: 'ultra', ...bogus }, 100)).toBeNull();
+  });
+
   it('falls back to the first SDXL size, 1024x1024, when none is chosen (SPEC 5)', () => {
     expect(buildGenerationRequest({ model: 'original', prompt: 'p' }).body).toEqual({
       prompt: 'p',
