@@ -80,13 +80,7 @@ const providerErrors = new Counter({
 
 export type ProviderName = 'stability' | 'replicate' | 'openai' | 'yookassa';
 export type ProviderErrorKind =
-  | 'rate_limited'
-  | 'server_error'
-  | 'timeout'
-  | 'network'
-  | 'refused'
-  | 'quota'
-  | 'invalid_response';
+  'rate_limited' | 'server_error' | 'timeout' | 'network' | 'refused' | 'quota' | 'invalid_response';
 
 /** One failed call to an outside service (each attempt counts, retried or not). */
 export function countProviderError(provider: ProviderName, kind: ProviderErrorKind): void {

@@ -307,7 +307,9 @@ export const paymentRefunds = pgTable(
   },
   (t) => [
     uniqueIndex('payment_refunds_provider_key').on(t.providerRefundId),
-    uniqueIndex('payment_refunds_attempt_key').on(t.paymentId, t.attempt).where(sql`origin = 'ours'`),
+    uniqueIndex('payment_refunds_attempt_key')
+      .on(t.paymentId, t.attempt)
+      .where(sql`origin = 'ours'`),
     index('payment_refunds_payment_idx').on(t.paymentId),
     index('payment_refunds_status_idx').on(t.status),
   ],

@@ -195,7 +195,7 @@ function pause(ms: number): Promise<void> {
 function safeJson(text: string): WireError | undefined {
   try {
     const parsed = JSON.parse(text) as unknown;
-    return typeof parsed === 'object' && parsed !== null ? (parsed) : undefined;
+    return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
   } catch {
     return undefined;
   }
