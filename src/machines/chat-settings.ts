@@ -20,12 +20,14 @@ export interface ChatSettingsContext {
  * browser storage by the injected `persistModel`) and the context token limit.
  */
 export const chatSettingsMachine = setup({
+  // Stryker disable all: type declarations only, erased when the code runs
   types: {
     context: {} as ChatSettingsContext,
     events: {} as ChatSettingsEvent,
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- xstate takes the input type from it
     input: {} as { storedModel?: string | null },
   },
+  // Stryker restore all
   actions: {
     persistModel: (_, _params: { model: string }) => {},
     setModel: assign((_, params: { model: string }) => ({ model: params.model })),

@@ -12,10 +12,12 @@ export type ToastsEvent =
 
 /** The notification queue. Each toast closes itself after SPEC's duration (the view's timer). */
 export const toastsMachine = setup({
+  // Stryker disable all: type declarations only, erased when the code runs
   types: {
     context: {} as { toasts: Toast[]; nextId: number },
     events: {} as ToastsEvent,
   },
+  // Stryker restore all
   actions: {
     push: assign(({ context }, params: { kind: ToastKind; message: string }) => ({
       // At most 5 on screen: the oldest go first.
