@@ -21,6 +21,8 @@ import { withDeadline, type PaidJobs } from '../jobs/paid-job';
 import { imageProviderErrorToAppError } from '../providers/images/app-error';
 import { ImageProviderError, type ImageJob, type ImageProvider, type ImageResult } from '../providers/images/types';
 import { jobPixelSize } from '../providers/images/job';
+import { stabilityErrorKind } from '../providers/images/stability';
+import { countProviderError } from '../metrics';
 import { LIVENESS } from '../jobs/liveness';
 import * as repo from './repository';
 import type { ImageStorage } from './storage';
@@ -99,6 +101,8 @@ export class ImageService {
       work: async () => {
         const result = await this.callProvider(job);
         if (result.finishReason === 'CONTENT_FILTERED') {
+          // Stability refused the picture it made: counted with the prompts it refuses (403).
+          if (this.provider.name === 'stability') countProviderError('stability', 'refused');
           // The provider delivers a blurred picture: not what was paid for, so it is refunded.
           throw new AppError('CONTENT_FILTERED', undefined, { details: { finishReason: 'CONTENT_FILTERED' } });
         }
@@ -197,12 +201,21 @@ export class ImageService {
     const timeoutMs = this.options.providerTimeoutMs;
     const timeout = (cause?: unknown) =>
       new ImageProviderError('timeout', `The image provider did not answer within ${timeoutMs} ms`, { cause });
-    return withDeadline(
-      timeoutMs,
-      (signal) => this.provider.generate({ ...job, signal }),
-      timeout,
-      (error) => error instanceof ImageProviderError,
-    );
+    try {
+      return await withDeadline(
+        timeoutMs,
+        (signal) => this.provider.generate({ ...job, signal }),
+        timeout,
+        (error) => error instanceof ImageProviderError,
+      );
+    } catch (error) {
+      // Counted here, once per call, whichever deadline fired first: the adapter's own or
+      // this one (which aborts the adapter, whose abort is then not a failure of its own).
+      if (this.provider.name === 'stability' && error instanceof ImageProviderError) {
+        countProviderError('stability', stabilityErrorKind(error));
+      }
+      throw error;
+    }
   }
 
   private requestedSize(job: ImageJob): { width: number; height: number } {

@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import type { ProviderErrorKind } from '../../metrics';
 import { assertValidJob, effectiveStylePreset } from './job';
 import {
   ImageProviderError,
@@ -261,4 +262,28 @@ function describe(error: unknown): string {
     return `${error.message}${cause}`;
   }
   return String(error);
+}
+
+/**
+ * The kind a failed Stability call is counted under in imagegen_provider_errors_total:
+ * 429 rate_limited, 5xx server_error, 402 (our account out of credits) quota, any other
+ * 4xx (400, 401, 403 incl. content_moderation, 413, 422) refused, an unusable 200
+ * invalid_response.
+ */
+export function stabilityErrorKind(error: ImageProviderError): ProviderErrorKind {
+  switch (error.kind) {
+    case 'timeout':
+      return 'timeout';
+    case 'network':
+      return 'network';
+    case 'malformed':
+      return 'invalid_response';
+    case 'http': {
+      const status = error.status ?? 0;
+      if (status === 429) return 'rate_limited';
+      if (status === 402) return 'quota';
+      if (status >= 500) return 'server_error';
+      return 'refused';
+    }
+  }
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
@@ -81,29 +81,67 @@ export const V1_PATH = '/v1/generation/stable-diffusion-xl-1024-v1-0/text-to-ima
 export const V2_PATH_PREFIX = '/v2beta/stable-image/generate/';
 export const FAKE_DEFAULT_SEED = 1234567;
 
+/**
+ * v1 error bodies `{id, name, message}`, as Stability's v1 reference publishes them: the
+ * OpenAPI document behind platform.stability.ai/docs/api-reference (v1), published as
+ * github.com/Stability-AI/rest-api-support generated/spec/merged.json, components.responses
+ * 400FromGeneration, 401, 403, 404 and 500, whose `message` texts these are (the `id` there
+ * is a UUID). 402 and 429 are not in the v1 reference: they carry v2beta's names and wording
+ * (PROVIDERS.md marks that unconfirmed), so tests must not lean on the text.
+ */
 const V1_ERROR_DEFAULTS: Record<number, { name: string; message: string }> = {
-  400: { name: 'bad_request', message: 'Invalid request body' },
-  401: { name: 'unauthorized', message: 'Missing or invalid API key' },
+  // merged.json 400FromGeneration example.
+  400: { name: 'bad_request', message: 'init_image: is required' },
+  // merged.json responses.401 example.
+  401: { name: 'unauthorized', message: 'missing authorization header' },
+  // (unconfirmed for v1) v2beta's payment_required.
   402: { name: 'payment_required', message: 'You lack sufficient credits to make this request' },
-  403: { name: 'permission_denied', message: 'You do not have access to this engine' },
-  404: { name: 'not_found', message: 'The requested resource was not found' },
-  429: { name: 'rate_limit_exceeded', message: 'You have exceeded the rate limit' },
-  500: { name: 'server_error', message: 'An unexpected server error occurred' },
-};
-
-const V2_ERROR_DEFAULTS: Record<number, { name: string; message: string }> = {
-  400: { name: 'bad_request', message: 'prompt: cannot be empty' },
-  401: { name: 'unauthorized', message: 'authorization: invalid or missing API key' },
-  402: { name: 'payment_required', message: 'You lack sufficient credits to make this request' },
-  403: { name: 'content_moderation', message: 'Your request was flagged by our content moderation system' },
-  404: { name: 'not_found', message: 'The requested resource was not found' },
-  413: { name: 'payload_too_large', message: 'Your request was larger than 10MiB' },
-  422: { name: 'invalid_language', message: 'English is the only supported language for this service' },
+  // merged.json responses.403 example.
+  403: { name: 'permission_denied', message: 'You do not have permission to access this resource' },
+  // merged.json responses.404 example.
+  404: { name: 'not_found', message: 'The specified engine (ID some-fake-engine) was not found.' },
+  // (unconfirmed for v1) v2beta's rate_limit_exceeded.
   429: {
     name: 'rate_limit_exceeded',
-    message: 'You have exceeded the rate limit of 150 requests within a 10 second period',
+    message:
+      'You have exceeded the rate limit of 150 requests within a 10 second period, and have been timed out for 60 seconds.',
   },
-  500: { name: 'internal_error', message: 'An unexpected server error has occurred, please try again later' },
+  // merged.json responses.500 example.
+  500: { name: 'server_error', message: 'An unexpected server error occurred, please try again.' },
+};
+
+/**
+ * v2beta error bodies `{id, name, errors: [...]}` (`id` 32 hex digits), as Stability's API
+ * reference publishes them for POST /v2beta/stable-image/generate/{ultra,core,sd3}
+ * (platform.stability.ai/docs/api-reference, "Generate"): one example per status, quoted
+ * in PROVIDERS.md's summary. 403 is content moderation, not a permission problem.
+ */
+const V2_ERROR_DEFAULTS: Record<number, { name: string; message: string }> = {
+  // Reference 400: "Invalid parameter(s), see the errors field for details", errors ["some-field: is required"].
+  400: { name: 'bad_request', message: 'some-field: is required' },
+  // Reference 401 (authorization header missing or invalid).
+  401: { name: 'unauthorized', message: 'authorization: invalid or missing header value' },
+  // Reference 402: the account is out of credits.
+  402: { name: 'payment_required', message: 'You lack sufficient credits to make this request' },
+  // Reference 403 ContentModerationResponse example.
+  403: {
+    name: 'content_moderation',
+    message:
+      'Your request was flagged by our content moderation system, as a result your request was denied and you were not charged.',
+  },
+  404: { name: 'not_found', message: 'The requested resource was not found' },
+  // Reference 413: "Your request was larger than 10MiB."
+  413: { name: 'payload_too_large', message: 'body: payloads cannot be larger than 10MiB in size' },
+  // Reference 422: "Your request was well-formed, but rejected", example invalid_language.
+  422: { name: 'invalid_language', message: 'English is the only supported language for this service.' },
+  // Reference 429: 150 requests within 10 s, then a 60 s timeout.
+  429: {
+    name: 'rate_limit_exceeded',
+    message:
+      'You have exceeded the rate limit of 150 requests within a 10 second period, and have been timed out for 60 seconds.',
+  },
+  // Reference 500.
+  500: { name: 'internal_error', message: 'An unexpected server error has occurred, please try again later.' },
 };
 
 interface ParsedRequest {
@@ -220,6 +258,9 @@ export async function startFakeStability(options: FakeStabilityOptions = {}): Pr
     const bytes = await image(size.width, size.height, format, seed);
 
     if (wantsBytes(request)) {
+      // Bytes: v1 per merged.json (text-to-image 200 "image/png" with the Finish-Reason and
+      // Seed headers); v2beta per the API reference's Generate 200 for `accept: image/*`
+      // (content-type image/{output_format}, finish-reason and seed headers).
       const headers =
         request.api === 'v1'
           ? { 'Content-Type': 'image/png', 'Finish-Reason': finishReason, Seed: String(seed) }
@@ -228,6 +269,9 @@ export async function startFakeStability(options: FakeStabilityOptions = {}): Pr
       res.end(bytes);
       return;
     }
+    // JSON: v1 per merged.json (200 application/json, `artifacts` of Image {base64, seed,
+    // finishReason}); v2beta per the reference's Generate 200 for `accept: application/json`
+    // ({image, finish_reason, seed}).
     const payload =
       request.api === 'v1'
         ? { artifacts: [{ base64: bytes.toString('base64'), seed, finishReason }] }
@@ -355,7 +399,7 @@ function sendError(
   };
   const name = override.name ?? defaults.name;
   const message = override.message ?? defaults.message;
-  const body = api === 'v2beta' ? { id: newId(), name, errors: [message] } : { id: newId(), name, message };
+  const body = api === 'v2beta' ? { id: newId(), name, errors: [message] } : { id: randomUUID(), name, message };
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }

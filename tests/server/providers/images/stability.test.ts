@@ -238,11 +238,22 @@ describe('Stability adapter errors', () => {
   });
 
   it.each([
-    [400, 'bad_request', 'prompt: cannot be empty'],
+    // The reference's examples (fake-stability.ts V2_ERROR_DEFAULTS).
+    [400, 'bad_request', 'some-field: is required'],
     [402, 'payment_required', 'You lack sufficient credits to make this request'],
-    [403, 'content_moderation', 'Your request was flagged by our content moderation system'],
-    [429, 'rate_limit_exceeded', 'You have exceeded the rate limit of 150 requests within a 10 second period'],
-    [500, 'internal_error', 'An unexpected server error has occurred, please try again later'],
+    [
+      403,
+      'content_moderation',
+      'Your request was flagged by our content moderation system, as a result your request was denied and you were not charged.',
+    ],
+    [413, 'payload_too_large', 'body: payloads cannot be larger than 10MiB in size'],
+    [422, 'invalid_language', 'English is the only supported language for this service.'],
+    [
+      429,
+      'rate_limit_exceeded',
+      'You have exceeded the rate limit of 150 requests within a 10 second period, and have been timed out for 60 seconds.',
+    ],
+    [500, 'internal_error', 'An unexpected server error has occurred, please try again later.'],
   ])('v2beta %d -> http error with the message from errors[]', async (status, name, message) => {
     fake.setBehaviour({ kind: 'error', status });
     const error = await failure(provider('image').generate(jobs.ultra));
@@ -300,7 +311,8 @@ describe('Stability adapter errors', () => {
     });
     expect(await failure(wrong.generate(jobs.original))).toMatchObject({
       status: 401,
-      providerMessage: 'Missing or invalid API key',
+      // merged.json responses.401 example.
+      providerMessage: 'missing authorization header',
     });
   });
 
