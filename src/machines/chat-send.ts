@@ -105,7 +105,10 @@ const conversationReady = fromCallback<ChatSendEvent, { routing: AnyActorRef | n
       ) {
         done = true;
         sendBack({ type: 'CONVERSATION.READY' });
-      } else if (snapshot.matches({ ready: { conversation: 'notFound' } })) {
+      } else if (
+        snapshot.matches({ ready: { conversation: 'notFound' } }) ||
+        snapshot.matches({ ready: { conversation: 'failed' } })
+      ) {
         done = true;
         sendBack({ type: 'CONVERSATION.FAILED' });
       }

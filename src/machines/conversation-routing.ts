@@ -21,6 +21,8 @@ export type ConversationRoutingEvent =
   | { type: 'CONVERSATION.CLEARED' }
   /** The list of conversations failed to load: try again. */
   | { type: 'CONVERSATIONS.RETRY' }
+  /** The open conversation failed to load (not a missing one): try again. */
+  | { type: 'CONVERSATION.RETRY' }
   /** The model list failed to load: try again. */
   | { type: 'MODELS.RETRY' }
   /** Raised as the page gets ready when the first load of a list failed: shown, with Retry. */
@@ -408,7 +410,7 @@ export const conversationRoutingMachine = setup({
                     target: 'notFound',
                   },
                   {
-                    target: 'notFound',
+                    target: 'failed',
                     actions: { type: 'notifyError', params: { problem: chatProblem('loadConversation') } },
                   },
                 ],
@@ -416,6 +418,10 @@ export const conversationRoutingMachine = setup({
             },
             loaded: {},
             notFound: {},
+            /** It exists, as far as we know, but could not be read (a server or network error). */
+            failed: {
+              on: { 'CONVERSATION.RETRY': 'loading' },
+            },
           },
         },
         deletion: {

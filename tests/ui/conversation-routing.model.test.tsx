@@ -126,6 +126,8 @@ const TEXT = {
     noConversations: 'No conversations yet',
     notFound: 'Conversation not found',
     back: 'Back to conversations',
+    loadFailedTitle: 'The conversation could not be loaded',
+    loadFailedRetry: 'Try again',
     confirm: 'Are you sure you want to delete this conversation?',
     deleteLabel: (title: string) => `Delete conversation: ${title}`,
     cancel: 'Cancel',
@@ -151,6 +153,8 @@ const TEXT = {
     noConversations: 'Разговоров пока нет',
     notFound: 'Разговор не найден',
     back: 'К списку разговоров',
+    loadFailedTitle: 'Не удалось загрузить разговор',
+    loadFailedRetry: 'Повторить',
     confirm: 'Вы уверены, что хотите удалить этот разговор?',
     deleteLabel: (title: string) => `Удалить разговор: ${title}`,
     cancel: 'Отмена',
@@ -190,7 +194,7 @@ interface Facts {
   models: 'loaded' | 'failed' | 'loading';
   list: 'loaded' | 'failed' | 'loading';
   ids: number[];
-  open: { id: number; status: 'loading' | 'loaded' | 'notFound' } | null;
+  open: { id: number; status: 'loading' | 'loaded' | 'notFound' | 'failed' } | null;
   deleting: number | null;
   /** The notification the last step showed, if any (SPEC 8). */
   toast: keyof Texts | null;
@@ -241,6 +245,9 @@ function factsOf(events: readonly AnyEventObject[]): Facts {
       case 'CONVERSATIONS.RETRY':
         f.list = 'loading';
         break;
+      case 'CONVERSATION.RETRY':
+        if (f.open?.status === 'failed') f.open = { id: f.open.id, status: 'loading' };
+        break;
       case 'MODELS.RETRY':
         f.models = 'loading';
         break;
@@ -258,10 +265,12 @@ function factsOf(events: readonly AnyEventObject[]): Facts {
             follow(f.param);
           }
         } else if (src === 'loadConversation') {
-          const status = (replyOf<Reply>(event).status ?? 200) === 200 ? 'loaded' : 'notFound';
+          const code = replyOf<Reply>(event).status ?? 200;
+          // #26: a missing conversation and one that failed to load are different states; the
+          // failure is also said (SPEC 8) and offers to try again.
+          const status = code === 200 ? 'loaded' : code === 404 ? 'notFound' : 'failed';
           f.open = { id: f.open!.id, status };
-          // A missing conversation is a state of the page; any other failure is also said.
-          if (status === 'notFound' && replyOf<Reply>(event).status !== 404) notify('loadConversation');
+          if (status === 'failed') notify('loadConversation');
         } else if (ok) {
           // SPEC 4: deletion removes it from the list and clears the open one (SPEC 2: to /chat).
           f.ids = f.ids.filter((id) => id !== f.deleting);
@@ -395,6 +404,7 @@ export const model: ScreenModel<OpenApp> = {
             ...answered(snapshot, 'loadConversations', { error: errorOfReply(BROKEN) }, BROKEN),
           ]
         : []),
+      ...(snapshot.matches({ ready: { conversation: 'failed' } }) ? [{ type: 'CONVERSATION.RETRY' }] : []),
     ].filter((event) => {
       // Retry is offered only where a list failed.
       if (event.type === 'CONVERSATIONS.RETRY') return snapshot.matches({ ready: { conversationList: 'failed' } });
@@ -436,6 +446,8 @@ export const model: ScreenModel<OpenApp> = {
         return JSON.stringify(['delete', which(b.targetId, 5)]);
       case 'loadConversation':
         return JSON.stringify(['open', status]);
+      case 'CONVERSATION.RETRY':
+        return JSON.stringify(['reopen']);
       case 'deleteConversation':
         return JSON.stringify(['deleted', status, which(b.targetId, b.deletingId)]);
       default: {
@@ -496,6 +508,8 @@ export const model: ScreenModel<OpenApp> = {
       }
       case 'CONVERSATIONS.RETRY':
         return user.click(screen.getByTestId('conversations-retry'));
+      case 'CONVERSATION.RETRY':
+        return user.click(screen.getByTestId('conversation-retry'));
       case 'MODELS.RETRY':
         return user.click(screen.getByTestId('models-retry'));
       default: {
@@ -572,6 +586,23 @@ export const model: ScreenModel<OpenApp> = {
           const state = screen.getByTestId('conversation-not-found');
           expect(state.querySelector('h2')?.textContent).toBe(text.notFound);
           expect(within(state).getByTestId('back-to-conversations').textContent?.trim()).toBe(text.back);
+          expect(input()).toBeNull();
+        },
+      },
+    ],
+    [
+      { ready: { conversation: 'failed' } },
+      {
+        says: '#26: a conversation that failed to load (not a missing one) says so and offers to try again; SPEC 8 notifies',
+        check: (ui: OpenApp, reached: Reached) => {
+          const f = factsOf(reached.events);
+          const text = TEXT[reached.lang];
+          pageShows(ui, reached, f);
+          expect(f.open?.status).toBe('failed');
+          expect(screen.queryByTestId('conversation-not-found')).toBeNull();
+          const state = screen.getByTestId('conversation-load-failed');
+          expect(state.querySelector('h2')?.textContent).toBe(text.loadFailedTitle);
+          expect(within(state).getByTestId('conversation-retry').textContent?.trim()).toBe(text.loadFailedRetry);
           expect(input()).toBeNull();
         },
       },

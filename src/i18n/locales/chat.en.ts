@@ -35,6 +35,11 @@ export const chatEn: typeof chatRu = {
     text: 'It may have been deleted or belong to someone else.',
     back: 'Back to conversations',
   },
+  loadFailed: {
+    title: 'The conversation could not be loaded',
+    text: 'Your messages are safe. Check the connection and try again.',
+    retry: 'Try again',
+  },
   messages: {
     sending: 'AI sending...',
     you: 'You',

@@ -1,7 +1,7 @@
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import { Dialog } from 'radix-ui';
-import { ArrowLeft, MessageSquarePlus, PanelLeft, SearchX } from 'lucide-react';
+import { ArrowLeft, CloudOff, MessageSquarePlus, PanelLeft, RotateCcw, SearchX } from 'lucide-react';
 import { useEffect, useMemo } from 'react';
 import {
   liveChatSendMachine,
@@ -154,6 +154,26 @@ export function ChatScreen() {
         >
           <ArrowLeft className="h-4 w-4" aria-hidden /> {t('chat:notFound.back')}
         </Link>
+      </div>
+    );
+  } else if (route.matches({ ready: { conversation: 'failed' } })) {
+    main = (
+      <div
+        className="flex flex-1 flex-col items-center justify-center gap-2 p-6 text-center"
+        data-testid="conversation-load-failed"
+        role="alert"
+      >
+        <CloudOff className="h-10 w-10 text-slate-400" aria-hidden />
+        <h2 className="text-lg font-semibold">{t('chat:loadFailed.title')}</h2>
+        <p className="text-sm text-slate-600">{t('chat:loadFailed.text')}</p>
+        <button
+          type="button"
+          data-testid="conversation-retry"
+          onClick={() => routing.send({ type: 'CONVERSATION.RETRY' })}
+          className="mt-2 flex items-center gap-2 rounded-lg bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-700 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-offset-2 focus-visible:outline-none"
+        >
+          <RotateCcw className="h-4 w-4" aria-hidden /> {t('chat:loadFailed.retry')}
+        </button>
       </div>
     );
   } else if (route.matches({ ready: { conversation: 'none' } }) && pendingMessages.length === 0 && !failed) {
