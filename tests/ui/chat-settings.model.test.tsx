@@ -265,6 +265,8 @@ export const model: ScreenModel<OpenApp> = {
         check: (ui: OpenApp, reached: Reached) => {
           const f = factsOf(reached.events);
           const text = TEXT[reached.lang];
+          // Where SPEC's facts say the person is, whatever the chart says.
+          expect(f.open, 'the settings were opened and not closed since').toBe(true);
           barShows(ui, reached);
           const modal = dialog();
           expect(within(modal).getByRole('heading').textContent).toBe(text.title);
@@ -291,6 +293,7 @@ export const model: ScreenModel<OpenApp> = {
       {
         says: 'SPEC 2: no modal; the config bar shows the selected model name and the context token limit (default 500, SPEC 5/9)',
         check: (ui: OpenApp, reached: Reached) => {
+          expect(factsOf(reached.events).open, 'the settings are not open').toBe(false);
           barShows(ui, reached);
           expect(screen.queryByRole('dialog')).toBeNull();
         },
