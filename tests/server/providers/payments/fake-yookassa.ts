@@ -53,7 +53,28 @@ export type FakeFailure =
   /** Holds the request longer than the adapter waits. */
   | { kind: 'hang'; ms: number }
   /** A 202: YooKassa has not finished; the same key must be retried. */
-  | { kind: 'accepted'; retryAfterMs?: number };
+  | { kind: 'accepted'; retryAfterMs?: number }
+  /**
+   * The connection is cut without an answer: before the request is handled, or after it (the
+   * payment or refund exists at YooKassa, the answer is lost).
+   */
+  | { kind: 'cut'; after: boolean };
+
+/**
+ * The failures `chaos` picks from: a 500 and a 503 (yookassa-sdk-php
+ * lib/Common/Exceptions/InternalServerError.php), a 429 `too_many_requests`
+ * (TooManyRequestsException.php), a 202 `request_accepted` with `retry_after` (the API
+ * reference; the SDKs' default pause is 1800 ms), and connections cut before or after the
+ * request is handled.
+ */
+const CHAOS_FAILURES: FakeFailure[] = [
+  { kind: 'error', status: 500, code: 'internal_server_error' },
+  { kind: 'error', status: 503, code: 'internal_server_error' },
+  { kind: 'error', status: 429, code: 'too_many_requests' },
+  { kind: 'accepted', retryAfterMs: 1800 },
+  { kind: 'cut', after: false },
+  { kind: 'cut', after: true },
+];
 
 export interface RecordedCall {
   method: string;
@@ -73,6 +94,13 @@ export class FakeYookassa {
   readonly calls: RecordedCall[] = [];
   /** Failures answered before the next requests, in order. */
   readonly failures: FakeFailure[] = [];
+  /**
+   * When set, each API call (after the queued failures) fails with probability `rate`, with a
+   * failure drawn from CHAOS_FAILURES by `random` (a seeded generator, so a run can be replayed).
+   */
+  chaos: { rate: number; random: () => number } | undefined;
+  /** How many calls `chaos` failed, by kind (e.g. `error 500`, `accepted`, `cut after`). */
+  readonly chaosCounts = new Map<string, number>();
   /** What a charge of a saved method (no confirmation) ends in. */
   recurring: { status: 'succeeded' } | { status: 'canceled'; reason: string } | { status: 'pending' } = {
     status: 'succeeded',
@@ -170,7 +198,12 @@ export class FakeYookassa {
     this.calls.push(call);
     const expected = `Basic ${Buffer.from(`${this.shopId}:${this.secretKey}`).toString('base64')}`;
     if (call.authorization !== expected) return error(res, 401, 'invalid_credentials');
-    const failure = this.failures.shift();
+    const failure = this.failures.shift() ?? this.chaosFailure();
+    if (failure?.kind === 'cut' && !failure.after) {
+      res.socket?.destroy();
+      return;
+    }
+    if (failure?.kind === 'cut') cutAfter.add(res);
     if (failure?.kind === 'hang') {
       await new Promise((resolve) => setTimeout(resolve, failure.ms));
       if (res.destroyed) return;
@@ -232,6 +265,22 @@ export class FakeYookassa {
     return error(res, 404, 'not_found');
   }
 
+  private chaosFailure(): FakeFailure | undefined {
+    const chaos = this.chaos;
+    if (!chaos || chaos.random() >= chaos.rate) return undefined;
+    const failure = CHAOS_FAILURES[Math.floor(chaos.random() * CHAOS_FAILURES.length)];
+    if (failure) {
+      const name =
+        failure.kind === 'error'
+          ? `error ${failure.status}`
+          : failure.kind === 'cut'
+            ? `cut ${failure.after ? 'after' : 'before'}`
+            : failure.kind;
+      this.chaosCounts.set(name, (this.chaosCounts.get(name) ?? 0) + 1);
+    }
+    return failure;
+  }
+
   private create(call: RecordedCall): WirePayment {
     const key = call.idempotenceKey ?? '';
     const existing = this.byKey.get(key);
@@ -279,7 +328,14 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** Answers that are lost: the request was handled, then the connection is cut. */
+const cutAfter = new WeakSet<ServerResponse>();
+
 function send(res: ServerResponse, status: number, body: unknown): void {
+  if (cutAfter.has(res)) {
+    res.socket?.destroy();
+    return;
+  }
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }
