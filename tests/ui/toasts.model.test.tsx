@@ -265,7 +265,8 @@ export const model: ScreenModel<ToastsUi> = {
       'empty',
       {
         says: 'SPEC 8: no notification on screen',
-        check: (ui: ToastsUi) => {
+        check: (ui: ToastsUi, reached: Reached) => {
+          expect(factsOf(reached.events, reached.lang), 'every notification shown has been closed').toEqual([]);
           expect(ui.location()).toBe('/dashboard?prompt=fox');
           expect(onScreen()).toEqual([]);
         },
