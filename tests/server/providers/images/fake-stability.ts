@@ -72,6 +72,11 @@ export interface FakeStability {
   /** One-shot behaviours used in order before the standing one. */
   queueBehaviours(...behaviours: FakeStabilityBehaviour[]): void;
   setSd3Webp(mode: 'refuse' | 'accept'): void;
+  /**
+   * When set, picks each request's behaviour (after any queued ones, instead of the
+   * standing one): for many generations at once with failures at random.
+   */
+  pick?: () => FakeStabilityBehaviour;
   /** Back to success, the options given at start, no queued behaviours and no recorded requests. */
   reset(): void;
   close(): Promise<void>;
@@ -177,7 +182,7 @@ export async function startFakeStability(options: FakeStabilityOptions = {}): Pr
     const body = await readBody(req);
     const parsed = await parseRequest(req, body);
     requests.push(parsed.record);
-    const behaviour = queue.shift() ?? standing;
+    const behaviour = queue.shift() ?? fake.pick?.() ?? standing;
     await respond(parsed, behaviour, res);
   }
 
@@ -356,7 +361,7 @@ export async function startFakeStability(options: FakeStabilityOptions = {}): Pr
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
-  return {
+  const fake: FakeStability = {
     url: `http://127.0.0.1:${port}`,
     requests,
     setBehaviour(behaviour) {
@@ -372,6 +377,7 @@ export async function startFakeStability(options: FakeStabilityOptions = {}): Pr
       standing = { kind: 'success' };
       queue = [];
       sd3Webp = options.sd3Webp ?? 'accept';
+      fake.pick = undefined;
       requests.length = 0;
     },
     async close() {
@@ -381,6 +387,7 @@ export async function startFakeStability(options: FakeStabilityOptions = {}): Pr
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
     },
   };
+  return fake;
 }
 
 function newId(): string {
