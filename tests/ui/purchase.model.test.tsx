@@ -415,6 +415,7 @@ export const model: ScreenModel<Screen> = {
       {
         says: 'SPEC 2: the billing screen with Add Tokens; no modal; the plans can be subscribed to',
         check: (ui: Screen, reached: Reached) => {
+          expect(factsOf(reached.events).phase).toBe('closed');
           expect(dialog()).toBeNull();
           expect(addTokens().textContent).toBe(TEXT[reached.lang].addTokens);
           expect(hidden(addTokens())).toBe(false);
