@@ -415,3 +415,61 @@ export async function startFakeOpenAi(initial: BehaviourInput = {}): Promise<Fak
     },
   };
 }
+
+/**
+ * A seeded random mode: each request fails with probability `rate`, with one of the failures
+ * below drawn by `random`; the others get `base`. Use it with `setBehaviour`. The failures:
+ * - a 429 rate limit with `retry-after-ms` (OpenAI's rate-limit error, platform.openai.com/docs/
+ *   guides/error-codes "429 - Rate limit reached for requests"; the header is the one openai-node
+ *   reads first, src/client.ts `retryRequest`);
+ * - {@link INSUFFICIENT_QUOTA};
+ * - a 500 (`server_error`, error-codes "500 - The server had an error while processing your request");
+ * - the stream cut after two content chunks (the socket destroyed);
+ * - the stream stalled after the headers for `stallMs` (set it past the client's timeout).
+ * `counts` tallies the failures sent, by name.
+ */
+export function chaosBehaviour(options: {
+  rate: number;
+  random: () => number;
+  stallMs: number;
+  base?: Partial<FakeBehaviour>;
+}): { behaviour: BehaviourInput; counts: Map<string, number> } {
+  const counts = new Map<string, number>();
+  const failures: Array<[string, Partial<FakeBehaviour>]> = [
+    [
+      'rate limit',
+      {
+        errorBeforeStream: {
+          status: 429,
+          message: 'Rate limit reached for requests',
+          type: 'requests',
+          retryAfterMs: '1',
+        },
+      },
+    ],
+    ['insufficient quota', { errorBeforeStream: INSUFFICIENT_QUOTA }],
+    [
+      'server error',
+      {
+        errorBeforeStream: {
+          status: 500,
+          message: 'The server had an error while processing your request. Sorry about that!',
+          type: 'server_error',
+          retryAfterMs: '1',
+        },
+      },
+    ],
+    ['stream cut', { dropAfterChunks: 2 }],
+    ['stall', { firstChunkDelayMs: options.stallMs }],
+  ];
+  const behaviour: BehaviourInput = () => {
+    if (options.random() >= options.rate) return options.base ?? {};
+    const [name, failure] = failures[Math.floor(options.random() * failures.length)] as [
+      string,
+      Partial<FakeBehaviour>,
+    ];
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+    return { ...options.base, ...failure };
+  };
+  return { behaviour, counts };
+}
