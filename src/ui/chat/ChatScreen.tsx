@@ -2,7 +2,7 @@ import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import { Dialog } from 'radix-ui';
 import { ArrowLeft, CloudOff, MessageSquarePlus, PanelLeft, RotateCcw, SearchX } from 'lucide-react';
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, type ReactNode } from 'react';
 import {
   liveChatSendMachine,
   liveChatSettingsMachine,
@@ -22,6 +22,39 @@ import { Sidebar, type ListState } from './Sidebar';
 import { chatModelName, conversationTitle } from './texts';
 
 const t = i18next.t;
+
+const stateAction =
+  'mt-2 flex items-center gap-2 rounded-lg bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-700 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-offset-2 focus-visible:outline-none';
+
+/** A conversation that cannot be shown (missing, or failed to load), with what to do next. */
+function ConversationState({
+  testId,
+  alert = false,
+  icon,
+  title,
+  text,
+  children,
+}: {
+  testId: string;
+  alert?: boolean;
+  icon: ReactNode;
+  title: string;
+  text: string;
+  children: ReactNode;
+}) {
+  return (
+    <div
+      className="flex flex-1 flex-col items-center justify-center gap-2 p-6 text-center"
+      data-testid={testId}
+      role={alert ? 'alert' : undefined}
+    >
+      {icon}
+      <h2 className="text-lg font-semibold">{title}</h2>
+      <p className="text-sm text-slate-600">{text}</p>
+      {children}
+    </div>
+  );
+}
 
 export function ChatScreen() {
   const { session, toasts } = useAppActors();
@@ -140,41 +173,35 @@ export function ChatScreen() {
     );
   } else if (route.matches({ ready: { conversation: 'notFound' } })) {
     main = (
-      <div
-        className="flex flex-1 flex-col items-center justify-center gap-2 p-6 text-center"
-        data-testid="conversation-not-found"
+      <ConversationState
+        testId="conversation-not-found"
+        icon={<SearchX className="h-10 w-10 text-slate-300" aria-hidden />}
+        title={t('chat:notFound.title')}
+        text={t('chat:notFound.text')}
       >
-        <SearchX className="h-10 w-10 text-slate-300" aria-hidden />
-        <h2 className="text-lg font-semibold">{t('chat:notFound.title')}</h2>
-        <p className="text-sm text-slate-600">{t('chat:notFound.text')}</p>
-        <Link
-          to="/chat"
-          data-testid="back-to-conversations"
-          className="mt-2 flex items-center gap-2 rounded-lg bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-700"
-        >
+        <Link to="/chat" data-testid="back-to-conversations" className={stateAction}>
           <ArrowLeft className="h-4 w-4" aria-hidden /> {t('chat:notFound.back')}
         </Link>
-      </div>
+      </ConversationState>
     );
   } else if (route.matches({ ready: { conversation: 'failed' } })) {
     main = (
-      <div
-        className="flex flex-1 flex-col items-center justify-center gap-2 p-6 text-center"
-        data-testid="conversation-load-failed"
-        role="alert"
+      <ConversationState
+        testId="conversation-load-failed"
+        alert
+        icon={<CloudOff className="h-10 w-10 text-slate-400" aria-hidden />}
+        title={t('chat:loadFailed.title')}
+        text={t('chat:loadFailed.text')}
       >
-        <CloudOff className="h-10 w-10 text-slate-400" aria-hidden />
-        <h2 className="text-lg font-semibold">{t('chat:loadFailed.title')}</h2>
-        <p className="text-sm text-slate-600">{t('chat:loadFailed.text')}</p>
         <button
           type="button"
           data-testid="conversation-retry"
           onClick={() => routing.send({ type: 'CONVERSATION.RETRY' })}
-          className="mt-2 flex items-center gap-2 rounded-lg bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-700 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-offset-2 focus-visible:outline-none"
+          className={stateAction}
         >
           <RotateCcw className="h-4 w-4" aria-hidden /> {t('chat:loadFailed.retry')}
         </button>
-      </div>
+      </ConversationState>
     );
   } else if (route.matches({ ready: { conversation: 'none' } }) && pendingMessages.length === 0 && !failed) {
     main = (
