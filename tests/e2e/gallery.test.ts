@@ -190,3 +190,57 @@ describe('the gallery in Chromium', () => {
     await context.close();
   });
 });
+
+/** Whether an element's content is wider than its box (a prompt that does not wrap). */
+async function overflows(page: Page, testId: string): Promise<boolean[]> {
+  return page.getByTestId(testId).evaluateAll((elements) => elements.map((el) => el.scrollWidth > el.clientWidth + 1));
+}
+
+// #26 item 2: a long unbroken prompt wraps (or is clipped, the whole text reachable) on the
+// result panel, the gallery card and the image dialog, on a desktop and on a phone.
+describe('a long unbroken prompt in Chromium', () => {
+  const baseUrl = inject('baseUrl');
+  const browser = useBrowser();
+  const long = `https://example.com/${'a'.repeat(300)}`;
+
+  for (const [device, width, height] of [
+    ['desktop', 1366, 900],
+    ['phone', 390, 844],
+  ] as const) {
+    it(`stays inside the result panel, the card and the dialog on a ${device}`, async () => {
+      const context = await browser().newContext({ viewport: { width, height } });
+      await context.addInitScript(() => localStorage.setItem('language', 'en'));
+      const page = await context.newPage();
+      await page.goto(`${baseUrl}/dashboard`);
+      await page.waitForURL(/\/login/);
+      await signIn(page, `e2e-long-${device}@example.com`);
+      await page.waitForURL(`${baseUrl}/dashboard`);
+      await page.getByLabel('Prompt', { exact: true }).fill(long);
+      await page.getByTestId('generate').click();
+      await page.getByTestId('result-prompt').filter({ hasText: long }).waitFor();
+      expect(await overflows(page, 'result-prompt')).toEqual([false]);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+
+      await thumbnailsMade(page);
+      await page.goto(`${baseUrl}/gallery`);
+      await cards(page).first().waitFor();
+      const card = cards(page).first();
+      // The card clips the prompt to two lines; its title holds the whole text.
+      expect(await card.locator('p').first().getAttribute('title')).toBe(long);
+      expect(
+        await card
+          .locator('p')
+          .first()
+          .evaluate((el) => el.scrollWidth > el.clientWidth + 1),
+      ).toBe(false);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      await card.getByRole('button', { name: /^View/ }).first().click();
+      await page.getByTestId('modal-prompt').waitFor();
+      expect(await page.getByTestId('modal-prompt').textContent()).toBe(long);
+      expect(await overflows(page, 'modal-prompt')).toEqual([false]);
+      const dialog = page.getByRole('dialog');
+      expect(await dialog.evaluate((el) => el.scrollWidth > el.clientWidth + 1)).toBe(false);
+      await context.close();
+    });
+  }
+});

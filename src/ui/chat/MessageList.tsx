@@ -39,9 +39,9 @@ export function MessageBubble({
         {...(ending !== undefined ? { 'data-ending': ending } : {})}
       >
         {isUser ? (
-          <p className="break-words whitespace-pre-wrap">{message.content}</p>
+          <p className="whitespace-pre-wrap wrap-anywhere">{message.content}</p>
         ) : (
-          <div className="break-words" data-testid="assistant-markdown">
+          <div className="wrap-anywhere" data-testid="assistant-markdown">
             <Markdown text={message.content} />
             {streaming && (
               <span
@@ -95,7 +95,7 @@ export function FailedMessage({ failed, onRetry }: { failed: FailedSend; onRetry
     <div className="flex flex-col items-end gap-1" data-testid="failed-message">
       {!failed.kept && (
         <div className="max-w-[85%] rounded-2xl rounded-br-sm bg-indigo-600/80 px-4 py-2 text-white shadow-sm ring-2 ring-red-400 md:max-w-[75%]">
-          <p className="break-words whitespace-pre-wrap">{failed.text}</p>
+          <p className="whitespace-pre-wrap wrap-anywhere">{failed.text}</p>
         </div>
       )}
       <div

@@ -38,7 +38,7 @@ export function ResultPanel({ actor }: { actor: GenerationRef }) {
           />
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
             <dt className="text-slate-500">{t('generation:result.prompt')}</dt>
-            <dd data-testid="result-prompt" className="break-words">
+            <dd data-testid="result-prompt" className="min-w-0 wrap-anywhere">
               {image.prompt}
             </dd>
             <dt className="text-slate-500">{t('generation:result.size')}</dt>

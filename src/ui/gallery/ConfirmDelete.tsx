@@ -31,7 +31,7 @@ export function ConfirmDelete({ actor }: { actor: GalleryRef }) {
                 alt=""
                 className="h-16 w-16 shrink-0 rounded-lg object-cover"
               />
-              <p className="line-clamp-3 text-sm text-slate-800">{image.prompt}</p>
+              <p className="line-clamp-3 min-w-0 text-sm wrap-anywhere text-slate-800">{image.prompt}</p>
             </div>
           )}
           <AlertDialog.Description className="mt-3 text-sm text-slate-700">

@@ -50,7 +50,7 @@ export function GalleryGrid({ actor }: { actor: GalleryRef }) {
             />
           </button>
           <div className="flex flex-1 flex-col gap-1 p-2 sm:p-3">
-            <p className="line-clamp-2 text-sm font-medium text-slate-900" title={image.prompt}>
+            <p className="line-clamp-2 text-sm font-medium wrap-anywhere text-slate-900" title={image.prompt}>
               {image.prompt}
             </p>
             <p className="text-xs text-slate-700">

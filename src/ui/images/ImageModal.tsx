@@ -102,13 +102,13 @@ export function ImageModal(props: ImageModalProps) {
               <Dialog.Description asChild>
                 <dl className="mt-4 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
                   <dt className="text-slate-600">{t('generation:modal.prompt')}</dt>
-                  <dd data-testid="modal-prompt" className="break-words">
+                  <dd data-testid="modal-prompt" className="min-w-0 wrap-anywhere">
                     {image.prompt}
                   </dd>
                   {image.negativePrompt && (
                     <>
                       <dt className="text-slate-600">{t('gallery:modal.negativePrompt')}</dt>
-                      <dd className="break-words">{image.negativePrompt}</dd>
+                      <dd className="min-w-0 wrap-anywhere">{image.negativePrompt}</dd>
                     </>
                   )}
                   <dt className="text-slate-600">{t('gallery:modal.model')}</dt>

@@ -60,7 +60,7 @@ function ResultArea({ actor }: { actor: PortraitRef }) {
             alt={t('portrait:result.alt', { prompt: result.prompt })}
             className="mx-auto max-h-[520px] w-auto rounded-xl object-contain shadow"
           />
-          <p className="text-sm break-words text-slate-700" data-testid="portrait-result-prompt">
+          <p className="text-sm wrap-anywhere text-slate-700" data-testid="portrait-result-prompt">
             {result.prompt}
           </p>
           <div className="flex flex-wrap gap-2">
