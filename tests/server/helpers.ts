@@ -120,6 +120,20 @@ export async function createFreshPostgres(
   return { name, url: url.href, drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
+/** One fresh PostgreSQL database that several app instances open (the two-instance suites). */
+export interface SharedPostgres {
+  kind: TestDatabaseKind;
+  drop(): Promise<void>;
+}
+
+export async function sharedPostgres(adminUrl: string, poolSize = 4): Promise<SharedPostgres> {
+  const fresh = await createFreshPostgres(adminUrl);
+  return {
+    kind: { name: 'postgres', open: () => openDatabase({ kind: 'postgres', url: fresh.url, poolSize }) },
+    drop: () => fresh.drop(),
+  };
+}
+
 export async function openFreshPostgres(adminUrl: string, poolSize = 10): Promise<Database> {
   const fresh = await createFreshPostgres(adminUrl);
   const database = await openDatabase({ kind: 'postgres', url: fresh.url, poolSize }).catch(async (error: unknown) => {

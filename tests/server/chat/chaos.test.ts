@@ -1,9 +1,8 @@
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../server/db/client';
 import { chatRequests, conversations, messages, tokenLedger } from '../../../server/db/schema';
 import { mulberry32 } from '../../../server/providers/images/offline';
-import { createFreshPostgres, requirePostgres, startTestApp, type TestApp, type TestDatabaseKind } from '../helpers';
+import { requirePostgres, sharedPostgres, startTestApp, type SharedPostgres, type TestApp } from '../helpers';
 import { chaosBehaviour, startFakeOpenAi, type FakeOpenAi } from '../providers/chat/fake-openai';
 import {
   balanceOf,
@@ -40,19 +39,16 @@ describe('chat on two instances while the model provider fails at random', { tim
   if (!adminUrl) return;
 
   let fake: FakeOpenAi;
-  let fresh: Awaited<ReturnType<typeof createFreshPostgres>>;
+  let shared: SharedPostgres | undefined;
   let apps: TestApp[] = [];
   const chaos = chaosBehaviour({ rate: 0.25, random: mulberry32(SEED), stallMs: TIMEOUT_MS + 600 });
 
   beforeAll(async () => {
     fake = await startFakeOpenAi(chaos.behaviour);
-    fresh = await createFreshPostgres(adminUrl);
-    const shared: TestDatabaseKind = {
-      name: 'postgres',
-      open: () => openDatabase({ kind: 'postgres', url: fresh.url, poolSize: 6 }),
-    };
+    const db = await sharedPostgres(adminUrl, 6);
+    shared = db;
     const start = () =>
-      startTestApp(shared, {
+      startTestApp(db.kind, {
         OPENAI_API_KEY: 'sk-test',
         OPENAI_BASE_URL: fake.baseURL,
         OPENAI_MAX_RETRIES: '1',
@@ -65,7 +61,7 @@ describe('chat on two instances while the model provider fails at random', { tim
   afterAll(async () => {
     for (const app of apps) await app.close();
     await fake?.close();
-    await fresh?.drop();
+    await shared?.drop();
   });
 
   it('every reply is charged what arrived with the rest released, or released whole; nothing stays held', async () => {

@@ -4,10 +4,9 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMAGE_MODELS, type ImageModelId } from '../../../src/domain/images';
-import { openDatabase } from '../../../server/db/client';
 import { generationRequests } from '../../../server/db/schema';
 import { mulberry32 } from '../../../server/providers/images/offline';
-import { createFreshPostgres, requirePostgres, startTestApp, type TestApp, type TestDatabaseKind } from '../helpers';
+import { requirePostgres, sharedPostgres, startTestApp, type SharedPostgres, type TestApp } from '../helpers';
 import {
   startFakeStability,
   type FakeStability,
@@ -60,20 +59,17 @@ describe('image generation on two instances while Stability fails at random', ()
   if (!adminUrl) return;
 
   let fake: FakeStability;
-  let fresh: Awaited<ReturnType<typeof createFreshPostgres>>;
+  let shared: SharedPostgres | undefined;
   let dataDir: string;
   let apps: TestApp[] = [];
 
   beforeAll(async () => {
     fake = await startFakeStability({ apiKey: API_KEY });
-    fresh = await createFreshPostgres(adminUrl);
+    const db = await sharedPostgres(adminUrl, 4);
+    shared = db;
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'imagegen-images-chaos-'));
-    const shared: TestDatabaseKind = {
-      name: 'postgres',
-      open: () => openDatabase({ kind: 'postgres', url: fresh.url, poolSize: 4 }),
-    };
     const start = () =>
-      startTestApp(shared, {
+      startTestApp(db.kind, {
         DATA_DIR: dataDir,
         STABILITY_API_KEY: API_KEY,
         STABILITY_BASE_URL: fake.url,
@@ -84,7 +80,7 @@ describe('image generation on two instances while Stability fails at random', ()
   afterAll(async () => {
     for (const app of apps) await app.close();
     await fake?.close();
-    await fresh?.drop();
+    await shared?.drop();
     if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
   });
 

@@ -1,11 +1,10 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLANS, TRIAL_VERIFICATION_KOPECKS } from '../../../src/domain/billing';
-import { openDatabase } from '../../../server/db/client';
 import { paymentRefunds, payments, tokenLedger, users } from '../../../server/db/schema';
 import { mulberry32 } from '../../../server/providers/images/offline';
 import { YookassaProvider } from '../../../server/providers/payments/yookassa';
-import { createFreshPostgres, requirePostgres, startTestApp, type TestApp, type TestDatabaseKind } from '../helpers';
+import { requirePostgres, sharedPostgres, startTestApp, type SharedPostgres, type TestApp } from '../helpers';
 import { expectLedgerConsistent, postJson, signedInUser } from '../images/support';
 import { FakeYookassa } from '../providers/payments/fake-yookassa';
 import { webhook } from './support';
@@ -35,19 +34,16 @@ describe('payments on two instances while YooKassa fails at random', { timeout: 
   if (!adminUrl) return;
 
   let fake: FakeYookassa;
-  let fresh: Awaited<ReturnType<typeof createFreshPostgres>>;
+  let shared: SharedPostgres | undefined;
   let apps: TestApp[] = [];
 
   beforeAll(async () => {
     fake = await new FakeYookassa().start();
-    fresh = await createFreshPostgres(adminUrl);
-    const shared: TestDatabaseKind = {
-      name: 'postgres',
-      open: () => openDatabase({ kind: 'postgres', url: fresh.url, poolSize: 4 }),
-    };
+    const db = await sharedPostgres(adminUrl, 4);
+    shared = db;
     const start = () =>
       startTestApp(
-        shared,
+        db.kind,
         {
           YOOKASSA_SHOP_ID: fake.shopId,
           YOOKASSA_SECRET_KEY: fake.secretKey,
@@ -77,7 +73,7 @@ describe('payments on two instances while YooKassa fails at random', { timeout: 
   afterAll(async () => {
     for (const app of apps) await app.close();
     await fake?.stop();
-    await fresh?.drop();
+    await shared?.drop();
   });
 
   it('every paid payment is credited once, every card check refunded, the ledger holds', async () => {

@@ -3,14 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../server/db/client';
 import { generationRequests } from '../../../server/db/schema';
 import { mulberry32 } from '../../../server/providers/images/offline';
 import {
   createReplicatePortraitProvider,
   DEFAULT_REPLICATE_MODEL,
 } from '../../../server/providers/portraits/replicate';
-import { createFreshPostgres, requirePostgres, startTestApp, type TestApp, type TestDatabaseKind } from '../helpers';
+import { requirePostgres, sharedPostgres, startTestApp, type SharedPostgres, type TestApp } from '../helpers';
 import { expectLedgerConsistent, getJson, imagesOf, signedInUser, type TestUser } from '../images/support';
 import {
   startFakeReplicate,
@@ -40,21 +39,18 @@ describe('portraits on two instances while Replicate fails at random', () => {
   if (!adminUrl) return;
 
   let fake: FakeReplicate;
-  let fresh: Awaited<ReturnType<typeof createFreshPostgres>>;
+  let shared: SharedPostgres | undefined;
   let dataDir: string;
   let apps: TestApp[] = [];
 
   beforeAll(async () => {
     fake = await startFakeReplicate(TOKEN);
-    fresh = await createFreshPostgres(adminUrl);
+    const db = await sharedPostgres(adminUrl, 4);
+    shared = db;
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'imagegen-chaos-'));
-    const shared: TestDatabaseKind = {
-      name: 'postgres',
-      open: () => openDatabase({ kind: 'postgres', url: fresh.url, poolSize: 4 }),
-    };
     const start = () =>
       startTestApp(
-        shared,
+        db.kind,
         { DATA_DIR: dataDir, REPLICATE_TIMEOUT_MS: '3000' },
         {},
         {
@@ -76,7 +72,7 @@ describe('portraits on two instances while Replicate fails at random', () => {
   afterAll(async () => {
     for (const app of apps) await app.close();
     await fake.close();
-    await fresh?.drop();
+    await shared?.drop();
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
