@@ -162,8 +162,8 @@ interface Facts {
   logoutCalled: boolean;
   /** The server ended the session while the user worked: the login says so (#26). */
   expired: boolean;
-  /** Failures of the auth check, a refresh or the logout: SPEC 4/8, only logged. */
-  logged: number;
+  /** Failures of the auth check, a refresh or the logout, in order: SPEC 4/8, only logged. */
+  logged: Array<'auth check' | 'user refresh' | 'logout'>;
 }
 
 const loginAddress = (remembered: string | null) =>
@@ -178,7 +178,7 @@ function factsOf(events: readonly AnyEventObject[], entry: string): Facts {
     signIn: null,
     logoutCalled: false,
     expired: false,
-    logged: 0,
+    logged: [],
   };
   // Whether the server logout is still answering (SPEC: the user is already signed out).
   let loggingOut = false;
@@ -227,7 +227,7 @@ function factsOf(events: readonly AnyEventObject[], entry: string): Facts {
       default: {
         const reply = replyOf<Reply>(event);
         const failed = event.type.startsWith('xstate.error.');
-        if (failed) f.logged += 1;
+        if (failed) f.logged.push(loggingOut ? 'logout' : f.phase === 'loading' ? 'auth check' : 'user refresh');
         if (loggingOut) {
           // The server logout answered (its failure only logged): nothing to see.
           loggingOut = false;
@@ -376,7 +376,10 @@ export function sessionModel(entry: string, gestures: 'all' | 'entry'): ScreenMo
     always: {
       says: 'SPEC 4/8: a failed auth check, refresh or logout is only logged (one line each); nothing strays',
       check: (ui: SessionUi, reached: Reached) => {
-        expect(ui.logged()).toHaveLength(factsOf(reached.events, ui.entry).logged);
+        const logged = factsOf(reached.events, ui.entry).logged;
+        expect(ui.logged()).toHaveLength(logged.length);
+        // Each line names what failed (the app's own words for the operator).
+        ui.logged().forEach((line, i) => expect(line.startsWith(`[session] ${logged[i]}`), line).toBe(true));
         expect(ui.api.strays()).toEqual([]);
       },
     },
