@@ -83,6 +83,12 @@ describe('the gallery in Chromium', () => {
     await page.getByTestId('gallery-pagination').waitFor();
     await cards(page).nth(5).waitFor();
     expect(await cards(page).count()).toBe(6);
+    // Two full rows of three on a wide screen, not four and two (#26).
+    const rows = await cards(page).evaluateAll((all) =>
+      all.map((card) => Math.round(card.getBoundingClientRect().top)),
+    );
+    expect(new Set(rows).size).toBe(2);
+    expect(rows.filter((top) => top === rows[0])).toHaveLength(3);
     expect(await page.getByTestId('gallery-page-of').textContent()).toBe('Page 1 of 2');
     await page.getByRole('button', { name: 'Page 2', exact: true }).click();
     await page.waitForURL(/page=2/);

@@ -15,6 +15,8 @@ const action =
 /** The cards of the loaded page, filtered by the search box. */
 export function GalleryGrid({ actor }: { actor: GalleryRef }) {
   const images = useSelector(actor, (s) => visibleImages(s.context));
+  // Six to a page fill two rows of three on a wide screen (four columns left a 4 + 2 grid).
+  const wide = useSelector(actor, (s) => (s.context.limit === 6 ? 'lg:grid-cols-3' : 'lg:grid-cols-4'));
   if (images.length === 0) {
     return (
       <p
@@ -26,7 +28,7 @@ export function GalleryGrid({ actor }: { actor: GalleryRef }) {
     );
   }
   return (
-    <ul className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-4 sm:gap-4" data-testid="gallery-grid">
+    <ul className={`grid grid-cols-2 gap-3 sm:grid-cols-3 sm:gap-4 ${wide}`} data-testid="gallery-grid">
       {images.map((image, index) => (
         <li
           key={image.id}
