@@ -1,4 +1,5 @@
 import { i18next } from '../../i18n';
+import { LanguageSwitcher } from './LanguageSwitcher';
 
 /** SPEC section 2: the general error fallback with a refresh button. */
 export function ErrorFallback({ error }: { error?: unknown }) {
@@ -22,11 +23,17 @@ export function ErrorFallback({ error }: { error?: unknown }) {
 export function NotFound() {
   const t = i18next.t;
   return (
-    <div className="flex min-h-[60vh] flex-col items-center justify-center gap-3 p-6 text-center">
-      <h1 className="text-2xl font-semibold">{t('notFound.title')}</h1>
-      <a href="/" className="text-indigo-600 underline">
-        {t('notFound.back')}
-      </a>
+    <div className="relative">
+      {/* A page that does not exist still lets the visitor read it in their language. */}
+      <div className="absolute top-3 right-3">
+        <LanguageSwitcher />
+      </div>
+      <div className="flex min-h-[60vh] flex-col items-center justify-center gap-3 p-6 text-center">
+        <h1 className="text-2xl font-semibold">{t('notFound.title')}</h1>
+        <a href="/" className="text-indigo-600 underline">
+          {t('notFound.back')}
+        </a>
+      </div>
     </div>
   );
 }
