@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { gate, screenshot, signIn, useBrowser } from './browser';
 
 const models = [
@@ -11,6 +11,26 @@ const models = [
 
 async function chooseModel(page: Page, id: string) {
   await page.locator('label', { has: page.getByTestId(`model-${id}`) }).click();
+}
+
+/** WCAG's contrast ratio of an element's text against its background, as Chromium paints them. */
+function contrastOf(element: Locator): Promise<number> {
+  return element.evaluate((el) => {
+    const context = document.createElement('canvas').getContext('2d')!;
+    const luminance = (css: string) => {
+      context.clearRect(0, 0, 1, 1);
+      context.fillStyle = css;
+      context.fillRect(0, 0, 1, 1);
+      const [r, g, b] = [...context.getImageData(0, 0, 1, 1).data].map((v) => {
+        const c = v / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+    };
+    const style = getComputedStyle(el);
+    const [a, b] = [luminance(style.color), luminance(style.backgroundColor)];
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  });
 }
 
 describe('image generation on the dashboard in Chromium', () => {
@@ -37,6 +57,8 @@ describe('image generation on the dashboard in Chromium', () => {
     const generate = page.getByTestId('generate');
     expect(await generate.isDisabled()).toBe(true);
     expect(await generate.textContent()).toContain('Generate · 2 tokens');
+    // #26: the disabled button is still readable (WCAG's 4.5:1 for its text).
+    expect(await contrastOf(generate)).toBeGreaterThanOrEqual(4.5);
 
     // SPEC section 5's order: the first failing rule is the one shown.
     const prompt = page.getByLabel('Prompt', { exact: true });

@@ -258,7 +258,7 @@ export function GenerationForm({ actor }: { actor: GenerationRef }) {
         disabled={!submittable}
         aria-describedby={short ? 'low-balance' : undefined}
         data-testid="generate"
-        className="flex w-full items-center justify-center gap-2 rounded-xl bg-indigo-600 px-4 py-3 font-semibold text-white shadow hover:bg-indigo-700 focus:outline-none focus-visible:ring-4 focus-visible:ring-indigo-300 disabled:cursor-not-allowed disabled:bg-slate-300"
+        className="flex w-full items-center justify-center gap-2 rounded-xl bg-indigo-600 px-4 py-3 font-semibold text-white shadow hover:bg-indigo-700 focus:outline-none focus-visible:ring-4 focus-visible:ring-indigo-300 disabled:cursor-not-allowed disabled:bg-slate-200 disabled:text-slate-700 disabled:shadow-none"
       >
         <Sparkles className="h-5 w-5" aria-hidden />
         {generating ? t('generation:form.generating') : t('generation:form.generate', { count: model.cost })}
