@@ -229,8 +229,10 @@ export const generationMachine = setup({
       enqueue.assign({ balance });
       enqueue.sendTo(context.session, { type: 'BALANCE.CHANGED', balance });
     }),
-    setRecent: assign((_, params: { images: ImageRecord[] }) => ({
+    setRecent: assign(({ context }, params: { images: ImageRecord[] }) => ({
       recent: params.images.slice(0, DASHBOARD_PREVIEW_LIMIT),
+      // After a reload the last seed is the newest image's that has one (#26).
+      lastSeed: context.lastSeed ?? params.images.find((image) => image.seed !== null)?.seed ?? null,
     })),
     select: assign((_, params: { image: ImageRecord }) => ({ selected: params.image })),
     unselect: assign({ selected: null }),

@@ -323,7 +323,13 @@ function image(id: number, prompt: string, extra: Partial<ImageRecord> = {}): Im
 /** The user's latest images as GET /api/images/my-images?page=1&limit=6 answers (newest first). */
 const LATEST = [
   image(9, 'Lighthouse at dusk'),
-  image(8, 'A bowl of ramen', { model: 'core', stylePreset: 'cinematic', aspectRatio: '16:9', size: '1344x768' }),
+  image(8, 'A bowl of ramen', {
+    model: 'core',
+    stylePreset: 'cinematic',
+    aspectRatio: '16:9',
+    size: '1344x768',
+    seed: 424242,
+  }),
   image(7, 'Snowy owl portrait', { model: 'ultra', aspectRatio: '2:3', size: '832x1216' }),
   image(6, 'Desert caravan at noon'),
   image(5, 'Origami crane'),
@@ -556,8 +562,11 @@ function factsOf(events: readonly AnyEventObject[], lang: Language): Facts {
       default: {
         const answer = replyOf<Answer>(event);
         // SPEC section 8: a failed image fetch is only logged (the preview stays empty).
-        if (answer.kind === 'images') f.recent = LATEST;
-        else if (answer.kind === 'listFailed') f.recent = [];
+        if (answer.kind === 'images') {
+          f.recent = LATEST;
+          // #26: after a reload, Use Last Seed takes the newest image's seed.
+          f.lastSeed ??= LATEST.find((image) => image.seed !== null)?.seed ?? null;
+        } else if (answer.kind === 'listFailed') f.recent = [];
         else answered(f, answer, lang);
       }
     }
@@ -637,8 +646,7 @@ function formShows(f: Facts, lang: Language) {
   const templates = TEMPLATE_KEYS.map((key) => tid(`template-${key}`));
   expect(templates.map((b) => b.textContent)).toEqual(text.templates);
   for (const button of templates) expect(disabled(button)).toBe(f.generating);
-  if (f.generating) expect(disabled(useLastSeed(lang))).toBe(true);
-  else if (f.lastSeed !== null) expect(disabled(useLastSeed(lang))).toBe(false);
+  expect(disabled(useLastSeed(lang))).toBe(f.generating || f.lastSeed === null);
   // SPEC section 5: disabled while generating, on a blank prompt, or when the balance is short.
   const cost = COST[f.model];
   expect(submit().disabled).toBe(f.generating || f.prompt.trim() === '' || f.balance < cost);
