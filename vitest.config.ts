@@ -68,6 +68,7 @@ export default defineConfig({
           name: 'ui',
           include: ['tests/ui/**/*.test.tsx'],
           environment: 'jsdom',
+          setupFiles: ['tests/ui/support/setup.ts'],
           execArgv: jsdomExecArgv,
           maxWorkers: workers,
           sequence: { groupOrder: 1 },
