@@ -65,3 +65,29 @@ describe('code blocks in a streaming reply', () => {
     expect(inline?.closest('[data-testid="code-block"]')).toBeNull();
   });
 });
+
+describe('markdown that has opened but not yet closed in a streaming reply (issue #26 item 10)', () => {
+  const markdown = () => screen.getByTestId('assistant-markdown');
+
+  it.each([
+    ['bold', 'The answer is **very imp', 'STRONG', 'very imp'],
+    ['italic', 'It is *almost', 'EM', 'almost'],
+    ['inline code', 'Run `npm sta', 'CODE', 'npm sta'],
+  ])('draws unfinished %s as formatted text, never as raw markers', (_, text, tag, shown) => {
+    render(<MessageBubble message={reply(text)} streaming />);
+    expect(markdown().textContent).not.toMatch(/[*`]/);
+    expect(within(markdown()).getByText(shown).tagName).toBe(tag);
+  });
+
+  it('shows an unfinished link as its text only, not as a link to an address that has not arrived', () => {
+    render(<MessageBubble message={reply('See [the docs](https://exa')} streaming />);
+    expect(markdown().textContent).toContain('the docs');
+    expect(markdown().textContent).not.toContain('](');
+    expect(within(markdown()).queryByRole('link')).toBeNull();
+  });
+
+  it('leaves a finished reply exactly as the model wrote it', () => {
+    render(<MessageBubble message={reply('Two stars: 2 ** 3 = 8 and a lone * here')} streaming={false} />);
+    expect(markdown().textContent).toContain('2 ** 3 = 8 and a lone * here');
+  });
+});

@@ -1,5 +1,6 @@
 import { lazy, Suspense } from 'react';
 import ReactMarkdown, { type Components, type ExtraProps } from 'react-markdown';
+import remend from 'remend';
 
 // The highlighter and its grammars load with the first code block, not with the chat.
 const CodeBlock = lazy(() => import('./CodeBlock').then((module) => ({ default: module.CodeBlock })));
@@ -72,7 +73,19 @@ const components: Components = {
   ),
 };
 
+/**
+ * What a reply still streaming is drawn from: the emphasis, inline code and links that have
+ * opened but not yet closed are closed for the moment, so "**bold te" reads as bold text
+ * rather than raw asterisks (issue #26). An unfinished link shows its text only, never a link
+ * to an address that has not arrived; an unfinished image waits for its address.
+ */
+function healed(text: string): string {
+  // remend drops trailing spaces; inside an open code block they are code, so they stay.
+  const body = text.replace(/[ \t]+$/, '');
+  return remend(body, { linkMode: 'text-only', images: false }) + text.slice(body.length);
+}
+
 /** Assistant replies: markdown without raw HTML (react-markdown never renders it). */
-export function Markdown({ text }: { text: string }) {
-  return <ReactMarkdown components={components}>{text}</ReactMarkdown>;
+export function Markdown({ text, streaming = false }: { text: string; streaming?: boolean }) {
+  return <ReactMarkdown components={components}>{streaming ? healed(text) : text}</ReactMarkdown>;
 }

@@ -42,7 +42,7 @@ export function MessageBubble({
           <p className="whitespace-pre-wrap wrap-anywhere">{message.content}</p>
         ) : (
           <div className="wrap-anywhere" data-testid="assistant-markdown">
-            <Markdown text={message.content} />
+            <Markdown text={message.content} streaming={streaming} />
             {streaming && (
               <span
                 className="ml-0.5 inline-block h-4 w-2 animate-pulse bg-slate-500 align-middle"
