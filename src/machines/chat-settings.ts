@@ -8,7 +8,7 @@ export type ChatSettingsEvent =
   /** Raw value of the number input: non-numeric text is ignored, numbers are clamped. */
   | { type: 'SETTINGS.CONTEXT_LIMIT'; value: unknown }
   /** The model list arrived: a remembered model that is gone falls back to the default. */
-  | { type: 'MODELS.LOADED'; ids: string[]; defaultId: string };
+  | { type: 'MODELS.LOADED'; ids: string[]; defaultId: string; defaultName?: string };
 
 export interface ChatSettingsContext {
   model: string | null;
@@ -30,14 +30,17 @@ export const chatSettingsMachine = setup({
   // Stryker restore all
   actions: {
     persistModel: (_, _params: { model: string }) => {},
+    /** Says that the remembered model is gone and which one is used instead (issue #26). */
+    announceFallback: (_, _params: { gone: string; name: string }) => {},
     setModel: assign((_, params: { model: string }) => ({ model: params.model })),
     setContextLimit: assign(({ context }, params: { value: unknown }) => ({
       contextTokensLimit: clampContextLimit(params.value, context.contextTokensLimit),
     })),
   },
   guards: {
-    modelUnavailable: ({ context }, params: { ids: string[] }) =>
-      context.model === null || !params.ids.includes(context.model),
+    rememberedGone: ({ context }, params: { ids: string[] }) =>
+      context.model !== null && !params.ids.includes(context.model),
+    noModel: ({ context }) => context.model === null,
   },
 }).createMachine({
   id: 'chatSettings',
@@ -57,10 +60,26 @@ export const chatSettingsMachine = setup({
     'SETTINGS.CONTEXT_LIMIT': {
       actions: { type: 'setContextLimit', params: ({ event }) => ({ value: event.value }) },
     },
-    'MODELS.LOADED': {
-      guard: { type: 'modelUnavailable', params: ({ event }) => ({ ids: event.ids }) },
-      actions: { type: 'setModel', params: ({ event }) => ({ model: event.defaultId }) },
-    },
+    'MODELS.LOADED': [
+      {
+        // The server no longer offers the remembered model: the default takes its place, is
+        // remembered instead, and the user is told, so a message is never sent to a model
+        // they did not choose without them knowing.
+        guard: { type: 'rememberedGone', params: ({ event }) => ({ ids: event.ids }) },
+        actions: [
+          {
+            type: 'announceFallback',
+            params: ({ context, event }) => ({ gone: context.model!, name: event.defaultName ?? event.defaultId }),
+          },
+          { type: 'setModel', params: ({ event }) => ({ model: event.defaultId }) },
+          { type: 'persistModel', params: ({ event }) => ({ model: event.defaultId }) },
+        ],
+      },
+      {
+        guard: 'noModel',
+        actions: { type: 'setModel', params: ({ event }) => ({ model: event.defaultId }) },
+      },
+    ],
   },
   states: {
     closed: {

@@ -86,6 +86,13 @@ const TEXT = {
     limitLabel: 'Context token limit',
     // SPEC 2/9: the price is roughly for 750 words.
     priceNote: '1000 tokens is roughly 750 words.',
+    // Issue #26: the chosen model's price in full, with what its figures count.
+    price: {
+      'gpt-4o': 'Priced in balance tokens: 250 per 1M tokens of your text, 1000 per 1M tokens of the reply.',
+      'gpt-4o-mini': 'Priced in balance tokens: 15 per 1M tokens of your text, 60 per 1M tokens of the reply.',
+      'llama-3': 'Priced in balance tokens: about 0.2 per 1000 tokens of text.',
+    } as Record<ModelId, string>,
+    fallback: 'The model “gone-model” is no longer available: GPT-4o is selected instead.',
     bar: (name: string, limit: number) => `Model: ${name}Context: ${limit} ${limit === 1 ? 'token' : 'tokens'}`,
   },
   ru: {
@@ -99,6 +106,12 @@ const TEXT = {
     modelLabel: 'Модель',
     limitLabel: 'Лимит токенов контекста',
     priceNote: '1000 токенов — это примерно 750 слов.',
+    price: {
+      'gpt-4o': 'Цена в токенах баланса: 250 за 1M токенов вашего текста, 1000 за 1M токенов ответа.',
+      'gpt-4o-mini': 'Цена в токенах баланса: 15 за 1M токенов вашего текста, 60 за 1M токенов ответа.',
+      'llama-3': 'Цена в токенах баланса: около 0.2 за 1000 токенов текста.',
+    } as Record<ModelId, string>,
+    fallback: 'Модель «gone-model» больше недоступна: выбрана GPT-4o.',
     bar: (name: string, limit: number) =>
       `Модель: ${name}Контекст: ${limit} ${plural('ru', limit, { one: 'токен', few: 'токена', other: 'токенов' })}`,
   },
@@ -137,8 +150,10 @@ function factsOf(events: readonly AnyEventObject[]): Facts {
     switch (event.type) {
       case 'MODELS.LOADED':
         f.loaded = true;
-        // The remembered model is gone: the server's default (SPEC 7: "a default id").
+        // The remembered model is gone: the server's default (SPEC 7: "a default id"), which
+        // is remembered in its place (issue #26: the user is told, once).
         f.model = 'gpt-4o';
+        f.chosen = 'gpt-4o';
         break;
       case 'SETTINGS.OPEN':
         f.open = true;
@@ -277,6 +292,7 @@ export const model: ScreenModel<OpenApp> = {
           expect(select().value).toBe(f.model);
           expect(within(modal).getByText(DESCRIPTIONS[f.model!])).toBeTruthy();
           expect(within(modal).getByText(text.priceNote)).toBeTruthy();
+          expect(within(modal).getByTestId('model-price').textContent).toBe(text.price[f.model!]);
           expect(within(modal).getByLabelText(text.limitLabel)).toBe(limitBox());
           expect([limitBox().type, limitBox().min, limitBox().max, limitBox().step]).toEqual([
             'number',
@@ -351,6 +367,31 @@ describe('chat settings: the model is remembered in browser storage (SPEC 2)', (
       ui.close();
     }
   });
+});
+
+describe('chat settings: a remembered model the server no longer offers (issue #26 item 7)', () => {
+  afterEach(() => cleanup());
+  it.each(['ru', 'en'] as const)(
+    '[%s] the default takes its place, is remembered, and the user is told',
+    async (lang) => {
+      localStorage.setItem(MODEL_KEY, GONE);
+      const api = new FakeApi()
+        .on('GET', '/llm/models', json(MODELS))
+        .on('GET', '/llm/conversations', json({ success: true, data: [] }));
+      const ui = await openChat(lang, api);
+      try {
+        expect((await screen.findByTestId('config-bar')).textContent).toBe(TEXT[lang].bar('GPT-4o', 500));
+        await vi.waitFor(() =>
+          expect([...document.querySelectorAll('[data-kind="info"]')].map((n) => n.textContent)).toContain(
+            TEXT[lang].fallback,
+          ),
+        );
+        expect(localStorage.getItem(MODEL_KEY)).toBe('gpt-4o');
+      } finally {
+        ui.close();
+      }
+    },
+  );
 });
 
 describe('chat settings: a clamped limit shows the clamped value (SPEC 5)', () => {

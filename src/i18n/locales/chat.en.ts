@@ -68,6 +68,10 @@ export const chatEn: typeof chatRu = {
     per1M: '{{name}} ({{input}}/{{output}} per 1M tokens)',
     per1K: '{{name}} (~{{estimate}} per 1000 tokens)',
     priceNote: '1000 tokens is roughly 750 words.',
+    pricePer1M:
+      'Priced in balance tokens: {{input}} per 1M tokens of your text, {{output}} per 1M tokens of the reply.',
+    pricePer1K: 'Priced in balance tokens: about {{estimate}} per 1000 tokens of text.',
+    fallback: 'The model “{{gone}}” is no longer available: {{name}} is selected instead.',
     close: 'Close',
   },
   errors: {

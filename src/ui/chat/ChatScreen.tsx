@@ -19,7 +19,7 @@ import { ChatInput } from './ChatInput';
 import { MessageList } from './MessageList';
 import { SettingsDialog } from './SettingsDialog';
 import { Sidebar, type ListState } from './Sidebar';
-import { chatModelName, conversationTitle } from './texts';
+import { chatModelName, conversationTitle, defaultModelName } from './texts';
 
 const t = i18next.t;
 
@@ -61,7 +61,17 @@ export function ChatScreen() {
   const navigate = useNavigate();
   const params: { conversationId?: string } = useParams({ strict: false });
 
-  const settings = useActorRef(liveChatSettingsMachine, { input: { storedModel: storedModel() } });
+  const settingsLogic = useMemo(
+    () =>
+      liveChatSettingsMachine.provide({
+        actions: {
+          announceFallback: (_, p) =>
+            toasts.send({ type: 'TOAST.SHOW', kind: 'info', message: t('chat:settings.fallback', p) }),
+        },
+      }),
+    [toasts],
+  );
+  const settings = useActorRef(settingsLogic, { input: { storedModel: storedModel() } });
   const routingLogic = useMemo(
     () =>
       liveConversationRoutingMachine.provide({
@@ -76,7 +86,12 @@ export function ChatScreen() {
           notifyError: (_, p) =>
             toasts.send({ type: 'TOAST.SHOW', kind: 'error', message: errorText(p.problem, 'chat') }),
           announceModels: (_, p) =>
-            settings.send({ type: 'MODELS.LOADED', ids: Object.keys(p.models.models), defaultId: p.models.default }),
+            settings.send({
+              type: 'MODELS.LOADED',
+              ids: Object.keys(p.models.models),
+              defaultId: p.models.default,
+              defaultName: defaultModelName(p.models),
+            }),
         },
       }),
     // useNavigate's function is stable for the router's lifetime.

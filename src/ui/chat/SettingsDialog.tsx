@@ -31,6 +31,24 @@ export function modelLabel(model: ChatModel): string {
   }
 }
 
+/**
+ * The chosen model's price in full, with its unit: the option's short label can be cut off on a
+ * narrow screen and does not say what its figures count (issue #26).
+ */
+function PriceLine({ model }: { model: ChatModel }) {
+  const info = modelCostInfo(model);
+  if (info.kind === 'unknown') return null;
+  const text =
+    info.kind === 'per1M'
+      ? t('chat:settings.pricePer1M', { input: formatCost(info.input), output: formatCost(info.output) })
+      : t('chat:settings.pricePer1K', { estimate: formatCost(info.estimate) });
+  return (
+    <p className="mt-1 text-sm text-slate-700" data-testid="model-price">
+      {text}
+    </p>
+  );
+}
+
 export function SettingsDialog({
   open,
   models,
@@ -84,6 +102,7 @@ export function SettingsDialog({
             ))}
           </select>
           {selected?.description && <p className="mt-1 text-sm text-slate-600">{chatModelDescription(selected)}</p>}
+          {selected && <PriceLine model={selected} />}
           <Dialog.Description className="mt-1 text-xs text-slate-600">
             {t('chat:settings.priceNote')}
           </Dialog.Description>

@@ -20,6 +20,12 @@ export function chatModelDescription(model: Pick<ChatModel, 'id' | 'description'
   return known(model.id) ? t(`chat:models.${model.id}.description`) : model.description;
 }
 
+/** The server's default model by its name, for saying which model took a gone one's place. */
+export function defaultModelName(list: { models: Record<string, ChatModel>; default: string }): string {
+  const model = list.models[list.default];
+  return model ? chatModelName(model) : list.default;
+}
+
 /** A conversation's title; the provisional "New Chat" in the user's language. */
 export function conversationTitle(title: string): string {
   return isPlaceholderTitle(title) ? t('chat:sidebar.newChat') : title;
