@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type * as AwsS3 from '@aws-sdk/client-s3';
 import type { ImageMimeType } from '../providers/images/types';
-import { assertFileName, IMAGE_FILE_NAME, newFileName, type ImageStorage, type StoredFile } from './storage';
+import { assertFileName, IMAGE_FILE_NAME, newFileName, type ImageStorage, type StoredFile } from './image-store';
 
 export interface S3StorageOptions {
   bucket: string;
