@@ -4,10 +4,11 @@ import { commonEn } from './locales/common.en';
 import { galleryEn } from './locales/gallery.en';
 import { generationEn } from './locales/generation.en';
 import { portraitEn } from './locales/portrait.en';
-import type { Texts } from './index';
+// Typed by the Russian texts themselves, not by ./index, which imports this module.
+import type { texts as ruTexts } from './texts.ru';
 
 /** Every English text, namespaces per feature; the same keys as the Russian (typed so). */
-export const texts: Texts = {
+export const texts: typeof ruTexts = {
   common: commonEn,
   generation: generationEn,
   chat: chatEn,
