@@ -2,7 +2,7 @@ import { DropdownMenu } from 'radix-ui';
 import { Check, Globe } from 'lucide-react';
 import { useEffect, useRef } from 'react';
 import { i18next, languages, switchLanguage, type Language } from '../../i18n';
-import { triggerClassName, triggerLabel } from './LanguageSwitcher';
+import { triggerClassName, triggerLabel } from './language-trigger';
 
 const t = i18next.t;
 

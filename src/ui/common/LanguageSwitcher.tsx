@@ -1,14 +1,7 @@
 import { Globe } from 'lucide-react';
 import { useState, type ComponentType } from 'react';
-import { i18next, storedLanguage, type Language } from '../../i18n';
-
-const t = i18next.t;
-
-export const triggerClassName =
-  'flex items-center gap-1 rounded-lg px-2 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-100';
-
-/** The button's name: what it is and which language is chosen. */
-export const triggerLabel = (current: Language) => `${t('header.language')}: ${t(`languages.${current}`)}`;
+import { storedLanguage, type Language } from '../../i18n';
+import { triggerClassName, triggerLabel } from './language-trigger';
 
 type Menu = ComponentType<{ current: Language; focusFirstItem: boolean }>;
 
