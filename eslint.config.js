@@ -52,6 +52,25 @@ export default tseslint.config(
     },
   },
   {
+    // The database is reached through repositories: queries live in server/**/*repository.ts
+    // and server/db, so services and routes never build SQL themselves.
+    files: ['server/**/*.ts'],
+    ignores: ['server/**/*repository.ts', 'server/db/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['drizzle-orm', 'drizzle-orm/*'],
+              message: 'Query the database in a repository (server/**/repository.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },

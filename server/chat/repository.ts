@@ -2,7 +2,7 @@ import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { chatRequests, conversations, messages, users } from '../db/schema';
 import { NEW_CONVERSATION_TITLE } from '../../src/domain/conversation';
-import { heartbeatStale } from '../jobs/liveness';
+import { heartbeatStale } from '../db/heartbeat';
 import { balanceOf, balanceUpdateSql, ledgerRowSql } from '../ledger/repository';
 
 export type ConversationRow = typeof conversations.$inferSelect;

@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, gt, ilike, inArray, isNull, sql } from 'driz
 import type { Db, Executor } from '../db/client';
 import { rowFromDriver } from '../db/rows';
 import { generationRequests, images, users } from '../db/schema';
-import { heartbeatStale } from '../jobs/liveness';
+import { heartbeatStale } from '../db/heartbeat';
 import { balanceOf, balanceUpdateSql, ledgerRowSql } from '../ledger/repository';
 
 export type GenerationRequestRow = typeof generationRequests.$inferSelect;

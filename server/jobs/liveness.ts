@@ -1,6 +1,3 @@
-import { sql, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-
 /**
  * Live paid work (a generation waiting for its provider, a chat reply streaming) shows
  * that it is alive by touching a `heartbeat_at` column on its PENDING row while it runs.
@@ -37,9 +34,4 @@ export function keepAlive(
   }, everyMs);
   timer.unref();
   return () => clearInterval(timer);
-}
-
-/** SQL: the row's heartbeat is older than `staleAfterMs` by the database's clock. */
-export function heartbeatStale(column: AnyPgColumn, staleAfterMs: number): SQL {
-  return sql`${column} < now() - make_interval(secs => ${staleAfterMs / 1000})`;
 }
