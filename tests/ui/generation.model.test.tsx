@@ -144,7 +144,7 @@ const TEXT = {
     loader: 'Creating your image…',
     resultTitle: 'Result',
     emptyTitle: 'Choose a model and describe your image',
-    result: { model: 'Model', style: 'Style' },
+    result: { model: 'Model', style: 'Style', seed: 'Seed' },
     styles: { cinematic: 'Cinematic' } as Record<string, string>,
     finish: { SUCCESS: 'Success', CONTENT_FILTERED: 'Content filtered' } as Record<string, string>,
     download: 'Download',
@@ -232,7 +232,7 @@ const TEXT = {
     loader: 'Создаём ваше изображение…',
     resultTitle: 'Результат',
     emptyTitle: 'Выберите модель и опишите изображение',
-    result: { model: 'Модель', style: 'Стиль' },
+    result: { model: 'Модель', style: 'Стиль', seed: 'Сид' },
     styles: { cinematic: 'Кинематографичный' } as Record<string, string>,
     finish: { SUCCESS: 'Успешно', CONTENT_FILTERED: 'Заблокировано фильтром' } as Record<string, string>,
     download: 'Скачать',
@@ -675,6 +675,13 @@ function resultShows(f: Facts, lang: Language) {
       expect(modelOrStyle.textContent).toBe(text.models[r.model as ModelId]);
     }
     expect(tid('result-finish-reason').textContent).toBe(text.finish[r.finish_reason!]);
+    // Issue #26: the seed the image was made with, so a blank seed's random pick can be reused.
+    const seed = document.querySelector('[data-testid="result-seed"]');
+    if (r.seed === null) expect(seed).toBeNull();
+    else {
+      expect(seed?.previousElementSibling?.textContent).toBe(text.result.seed);
+      expect(seed?.textContent).toBe(String(r.seed));
+    }
     expect(buttonsOf(panel)).toEqual([text.download, text.copyPrompt]);
   } else {
     const empty = tid('result-empty');

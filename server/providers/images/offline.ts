@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { setTimeout } from 'node:timers/promises';
 import sharp from 'sharp';
 import { IMAGE_MODELS, type ImageSize } from '../../../src/domain/images';
@@ -11,8 +12,9 @@ export { ASPECT_RATIO_PIXEL_SIZES } from './sizes';
  * The offline image engine: a procedural picture drawn from the job, so that the app
  * (balance, gallery, downloads) works for real without a Stability account. It is honest
  * about what it is: a corner mark on the picture, and the same word in EXIF and XMP.
- * Everything is derived from the job through a seeded PRNG, so one job gives one byte
- * sequence, on every run.
+ * Everything is derived from the job and its seed through a seeded PRNG, so one job with a
+ * seed gives one byte sequence, on every run; a job without one gets a new random seed, as
+ * Stability's APIs do, and the result says which.
  */
 
 export const OFFLINE_MARK = 'OFFLINE';
@@ -29,7 +31,7 @@ export function createOfflineImageProvider(options: { delayMs?: number } = {}): 
       // A provider's latency, for tests and benchmarks of work in flight.
       if (delayMs > 0) await setTimeout(delayMs, undefined, { signal: job.signal });
       const size = jobPixelSize(job);
-      const seed = job.seed !== undefined && job.seed > 0 ? job.seed : seedFromPrompt(job.prompt);
+      const seed = job.seed !== undefined && job.seed > 0 ? job.seed : randomSeed();
       const svg = renderSvg(job, size, seed);
       const bytes = await encode(svg, job.outputFormat, metadataFor(job, seed));
       // Rendering cannot be interrupted, but a caller that gave up should not get a result.
@@ -48,12 +50,12 @@ export function createOfflineImageProvider(options: { delayMs?: number } = {}): 
 }
 
 /**
- * The seed used when the job has none (or 0, which Stability reads as "pick one"):
- * derived from the prompt alone, so repeating a prompt repeats the picture, and always
- * inside the range both Stability APIs accept (1..4294967294).
+ * The seed used when the job has none (or 0, which Stability reads as "pick one"): a new
+ * random one each time, so Regenerate with a blank seed draws a new picture (issue #26), and
+ * always inside the range both Stability APIs accept (1..4294967294).
  */
-export function seedFromPrompt(prompt: string): number {
-  return (hash32(`seed\u0000${prompt}`) % 4294967294) + 1;
+export function randomSeed(): number {
+  return randomInt(1, 4294967295);
 }
 
 /** Whether encoded bytes carry the offline renderer's XMP mark. */

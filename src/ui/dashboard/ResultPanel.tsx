@@ -51,6 +51,13 @@ export function ResultPanel({ actor }: { actor: GenerationRef }) {
             </dd>
             <dt className="text-slate-500">{t('generation:result.finishReason')}</dt>
             <dd data-testid="result-finish-reason">{finishReasonText(image.finish_reason)}</dd>
+            {image.seed !== null && (
+              // A blank seed is a new random one each time: said here, it can be reused.
+              <>
+                <dt className="text-slate-500">{t('generation:form.seed')}</dt>
+                <dd data-testid="result-seed">{image.seed}</dd>
+              </>
+            )}
           </dl>
           <div className="flex flex-wrap gap-2">
             <button
