@@ -9,8 +9,6 @@ import {
   SUBSCRIPTION_PERIOD_MONTHS,
   TRIAL_VERIFICATION_KOPECKS,
   type CreatePaymentResponse,
-  type LedgerEntry,
-  type LedgerKind,
   type LedgerPage,
   type Payment,
   type PaymentHistory,
@@ -32,6 +30,7 @@ import {
   type ProviderPayment,
   type ProviderRefund,
 } from '../providers/payments/types';
+import { toLedgerEntry } from './ledger-entries';
 import * as repo from './repository';
 import type { PaymentRow, SubscriptionRow } from './repository';
 
@@ -872,83 +871,6 @@ function toSubscription(sub: SubscriptionRow, used: number): Subscription {
     trialEndsAt: sub.trialEndsAt?.toISOString() ?? null,
     cancelAtPeriodEnd: sub.cancelAtPeriodEnd,
   };
-}
-
-function toLedgerEntry(row: repo.LedgerListRow): LedgerEntry {
-  const base = {
-    id: Number(row.id),
-    createdAt: row.createdAt.toISOString(),
-    delta: row.delta,
-    balanceAfter: row.balanceAfter,
-  };
-  const { kind, params, description } = describe(row);
-  return { ...base, kind, params, description };
-}
-
-function describe(row: repo.LedgerListRow): Pick<LedgerEntry, 'kind' | 'params' | 'description'> {
-  const amount = Math.abs(row.delta);
-  switch (row.reason) {
-    case 'signup_bonus':
-      return { kind: 'signup', params: { tokens: amount }, description: `Welcome bonus: ${amount} tokens` };
-    case 'generation_charge': {
-      const model = row.generationModel ?? undefined;
-      if (model !== undefined && /portrait/i.test(model)) {
-        return { kind: 'portrait', params: { model }, description: 'Portrait' };
-      }
-      return { kind: 'image', params: { model }, description: `Image${model ? ` (${model})` : ''}` };
-    }
-    case 'generation_refund':
-      return {
-        kind: 'refund',
-        params: { model: row.generationModel ?? undefined },
-        description: 'Refund for a failed generation',
-      };
-    case 'chat_reserve':
-    case 'chat_release': {
-      const model = row.chatModel ?? undefined;
-      const tokens =
-        row.chatInputTokens !== null && row.chatOutputTokens !== null
-          ? row.chatInputTokens + row.chatOutputTokens
-          : undefined;
-      const text =
-        row.reason === 'chat_reserve'
-          ? `Chat reply${model ? ` (${model})` : ''}${tokens !== undefined ? `, ${tokens} model tokens` : ''}`
-          : `Chat reply${model ? ` (${model})` : ''}: unused reservation returned`;
-      return { kind: 'chat', params: { model, tokens }, description: text };
-    }
-    case 'purchase':
-      return {
-        kind: 'purchase',
-        params: { tokens: amount, paymentId: row.paymentId ?? undefined },
-        description: `Purchase of ${amount} tokens`,
-      };
-    case 'subscription_grant':
-      return {
-        kind: 'subscription_grant',
-        params: { tokens: amount, plan: row.paymentPackage ?? undefined, paymentId: row.paymentId ?? undefined },
-        description: `Subscription tokens: ${amount}`,
-      };
-    case 'payment_refund':
-      return {
-        kind: 'payment_refund',
-        params: { tokens: amount, plan: row.paymentPackage ?? undefined, paymentId: row.paymentId ?? undefined },
-        description: `Payment refunded: ${amount} tokens taken back`,
-      };
-    case 'subscription_expiry':
-      return {
-        kind: 'subscription_expiry',
-        params: { tokens: amount, plan: row.paymentPackage ?? undefined },
-        description: `Unused subscription tokens expired: ${amount}`,
-      };
-    default: {
-      const kind: LedgerKind = row.reason.startsWith('portrait')
-        ? 'portrait'
-        : row.reason === 'admin'
-          ? 'admin'
-          : 'other';
-      return { kind, params: {}, description: row.reason };
-    }
-  }
 }
 
 function addDays(date: Date, days: number): Date {

@@ -284,6 +284,8 @@ export const LEDGER_KINDS = [
   'image',
   'portrait',
   'chat',
+  /** The unused part of a chat reply's reservation, returned. */
+  'chat_release',
   'refund',
   'purchase',
   'subscription_grant',
@@ -301,16 +303,18 @@ export const ledgerEntrySchema = z.object({
   /** Negative for spending, positive for credits. */
   delta: z.number().int(),
   balanceAfter: z.number().int(),
+  /** What the change was for, as a code; the screen words it in its language. */
   kind: z.enum(LEDGER_KINDS),
-  /** What the screen words the row with (i18n by kind + params). */
+  /**
+   * The values the screen words the row with: model is an id (an image model's, the
+   * portrait's or a chat model's), tokens a count, plan a plan id.
+   */
   params: z.object({
     model: z.string().optional(),
     tokens: z.number().int().optional(),
     paymentId: z.string().optional(),
     plan: z.string().optional(),
   }),
-  /** English fallback. */
-  description: z.string(),
 });
 export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
 

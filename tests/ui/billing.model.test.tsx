@@ -99,8 +99,8 @@ function ledger(page: number): LedgerPage {
             delta: -6,
             balanceAfter: BALANCE,
             kind: 'image',
-            params: { model: 'FLUX.1' },
-            description: 'Image generation (FLUX.1)',
+            // The catalogue id: the screen shows the model's name (FLUX.1).
+            params: { model: 'core' },
           }
         : {
             id: 21,
@@ -109,7 +109,6 @@ function ledger(page: number): LedgerPage {
             balanceAfter: 50,
             kind: 'signup',
             params: {},
-            description: 'Welcome tokens',
           },
     ],
     pagination: { currentPage: page, totalPages: 2, total: 2, hasNext: page < 2, hasPrev: page > 1 },

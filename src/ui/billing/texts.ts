@@ -6,6 +6,8 @@ import {
   type Plan,
 } from '../../domain/billing';
 import { messageText } from '../../api/error-text';
+import { isImageModelId } from '../../domain/image-catalogue';
+import { PORTRAIT_MODEL } from '../../domain/portraits';
 import { currentTexts, i18next } from '../../i18n';
 import { formatDateAs, pageLanguage } from '../../i18n/format';
 
@@ -85,22 +87,36 @@ export function historyDescription(item: PaymentHistoryItem): string {
   return item.description;
 }
 
-/** A ledger row in words from its kind and params (Russian plurals); its description otherwise. */
+/** A model's display name in the page's language: an image model's from the catalogue, else the id as sent. */
+function modelName(id: string): string {
+  return isImageModelId(id) ? t(`generation:models.${id}.name`) : id;
+}
+
+/** A ledger row in words, from its reason code and values (Russian plurals). */
 export function ledgerDescription(entry: LedgerEntry): string {
   const { model, tokens, plan } = entry.params;
   switch (entry.kind) {
     case 'signup':
       return t('billing:ledger.kinds.signup');
     case 'image':
-      return model ? t('billing:ledger.kinds.image', { model }) : t('billing:ledger.kinds.imagePlain');
+      return model
+        ? t('billing:ledger.kinds.image', { model: modelName(model) })
+        : t('billing:ledger.kinds.imagePlain');
     case 'portrait':
       return t('billing:ledger.kinds.portrait');
     case 'chat':
       return model && tokens !== undefined
-        ? t('billing:ledger.kinds.chat', { model, count: tokens })
+        ? t('billing:ledger.kinds.chat', { model: modelName(model), count: tokens })
         : t('billing:ledger.kinds.chatPlain');
+    case 'chat_release':
+      return model
+        ? t('billing:ledger.kinds.chat_release', { model: modelName(model) })
+        : t('billing:ledger.kinds.chat_releasePlain');
     case 'refund':
-      return t('billing:ledger.kinds.refund');
+      if (model === PORTRAIT_MODEL) return t('billing:ledger.kinds.refundPortrait');
+      return model
+        ? t('billing:ledger.kinds.refund', { model: modelName(model) })
+        : t('billing:ledger.kinds.refundPlain');
     case 'purchase':
       return t('billing:ledger.kinds.purchase', { count: Math.abs(entry.delta) });
     case 'subscription_grant':
@@ -114,7 +130,7 @@ export function ledgerDescription(entry: LedgerEntry): string {
     case 'payment_refund':
       return t('billing:ledger.kinds.payment_refund');
     case 'other':
-      return entry.description;
+      return t('billing:ledger.kinds.other');
   }
 }
 
