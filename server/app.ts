@@ -269,6 +269,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       clientSecret,
       redirectUri,
       allowInsecure: config.appUrl.startsWith('http://'),
+      promptAfterLogout: 'login',
     });
   }
 

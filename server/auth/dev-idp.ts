@@ -1,5 +1,5 @@
 import { generateKeyPair, exportJWK } from 'jose';
-import Provider, { type Configuration } from 'oidc-provider';
+import Provider, { errors, type Configuration } from 'oidc-provider';
 import oidcRequestContext from 'oidc-provider/lib/helpers/als.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
@@ -39,12 +39,13 @@ export async function mountDevIdentityProvider(
     features: { devInteractions: { enabled: true } },
     // A local first-party client: skip the consent page, as Google does for a known app.
     loadExistingGrant: async (ctx) => {
+      const accountId = ctx.oidc.session!.accountId!;
       const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(ctx.oidc.client!.clientId);
-      if (grantId) return ctx.oidc.provider.Grant.find(grantId);
-      const grant = new ctx.oidc.provider.Grant({
-        clientId: ctx.oidc.client!.clientId,
-        accountId: ctx.oidc.session!.accountId!,
-      });
+      const existing = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
+      // The browser's provider session may have signed in another account before (a logout,
+      // then the form again): that account's grant is not this one's.
+      if (existing?.accountId === accountId) return existing;
+      const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client!.clientId, accountId });
       grant.addOIDCScope('openid email profile');
       await grant.save();
       return grant;
@@ -60,11 +61,14 @@ export async function mountDevIdentityProvider(
         claims: () => ({ sub: email, email, email_verified: true, name, picture: undefined }),
       };
     },
-    renderError: (ctx, out) => {
-      ctx.type = 'html';
-      ctx.body = `<!doctype html><meta charset="utf-8"><title>Sign-in error</title><p>${escapeHtml(
-        String(out.error_description ?? out.error),
-      )}</p><p><a href="/login">Back</a></p>`;
+    // The browser never stays on a provider error page: Back after signing in or out reaches
+    // an interaction already used up ("interaction session not found"), which is no error
+    // for the person, so it goes to the sign-in page; anything else goes there saying that
+    // the sign-in failed, in the user's language (issue #26).
+    renderError: (ctx, _out, error) => {
+      const usedUp = error instanceof errors.SessionNotFound;
+      ctx.status = 303;
+      ctx.redirect(`${options.appUrl}/login${usedUp ? '' : '?error=signin_failed'}`);
     },
   };
 
@@ -99,8 +103,4 @@ export async function mountDevIdentityProvider(
     scope.all(DEV_IDP_PREFIX, handle);
     scope.all(`${DEV_IDP_PREFIX}/*`, handle);
   });
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

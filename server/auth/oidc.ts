@@ -10,6 +10,12 @@ export interface OidcSettings {
   allowInsecure: boolean;
   /** Google: 'select_account', so a person with several accounts can choose. */
   prompt?: string;
+  /**
+   * Asked for on the first sign-in after a logout, so that the provider's own session (still
+   * open: logging out of the app does not end it) does not sign the same account in again
+   * without a word; the local provider: 'login', its form again.
+   */
+  promptAfterLogout?: string;
 }
 
 export interface PendingLogin {
@@ -44,7 +50,7 @@ export class OidcClient {
     return this.configuration;
   }
 
-  async start(): Promise<{ url: string; pending: PendingLogin }> {
+  async start(options: { afterLogout?: boolean } = {}): Promise<{ url: string; pending: PendingLogin }> {
     const config = await this.config();
     const pending: PendingLogin = {
       state: client.randomState(),
@@ -58,8 +64,9 @@ export class OidcClient {
       code_challenge_method: 'S256',
       state: pending.state,
       nonce: pending.nonce,
-      ...(this.settings.prompt ? { prompt: this.settings.prompt } : {}),
     });
+    const prompt = (options.afterLogout ? this.settings.promptAfterLogout : undefined) ?? this.settings.prompt;
+    if (prompt) url.searchParams.set('prompt', prompt);
     return { url: url.href, pending };
   }
 

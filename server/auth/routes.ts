@@ -9,6 +9,9 @@ import { toUserDto, type AuthService } from './service';
 
 const PENDING_COOKIE = 'oidc_login';
 const PENDING_TTL_SECONDS = 600;
+/** Set by logout, read by the next sign-in: see OidcSettings.promptAfterLogout. */
+const LOGGED_OUT_COOKIE = 'logged_out';
+const LOGGED_OUT_TTL_SECONDS = 30 * 24 * 3600;
 export const CALLBACK_PATH = '/auth/google/callback';
 
 const pendingSchema = z.object({
@@ -37,7 +40,7 @@ export function authRoutes(app: FastifyInstance, deps: { config: Config; auth: A
     const failureRedirect = safeRedirectPath(query.failureRedirect, config.appUrl, '/login');
     let started: { url: string; pending: PendingLogin };
     try {
-      started = await oidc.start();
+      started = await oidc.start({ afterLogout: request.cookies[LOGGED_OUT_COOKIE] === '1' });
     } catch (error) {
       request.log.error({ err: error }, 'identity provider discovery failed');
       return reply.redirect(withParam(failureRedirect, 'error', 'signin_unavailable'));
@@ -95,6 +98,7 @@ export function authRoutes(app: FastifyInstance, deps: { config: Config; auth: A
       secure,
       expires: session.expiresAt,
     });
+    reply.clearCookie(LOGGED_OUT_COOKIE, { path: '/auth' });
     request.log.info({ userId: session.user.id }, 'signed in');
     return reply.redirect(safeRedirectPath(pending.successRedirect, config.appUrl, '/dashboard'));
   });
@@ -107,6 +111,13 @@ export function authRoutes(app: FastifyInstance, deps: { config: Config; auth: A
     const token = sessionTokenOf(request);
     if (token) await auth.signOut(token);
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    reply.setCookie(LOGGED_OUT_COOKIE, '1', {
+      path: '/auth',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure,
+      maxAge: LOGGED_OUT_TTL_SECONDS,
+    });
     return { success: true, message: 'Logged out' };
   });
 }

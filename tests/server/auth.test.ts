@@ -108,6 +108,65 @@ describe.each(testDatabases())('sign-in on $name', (kind) => {
     expect(await me.json()).toEqual({ success: false, code: 'UNAUTHORIZED', message: 'Unauthorized access' });
   });
 
+  /** What a browser asks for when it follows a link: a page (oidc-provider answers JSON otherwise). */
+  const page = { headers: { accept: 'text/html,application/xhtml+xml' } };
+  /** Follows redirects as a browser would, until a page answers: the IdP's form, or our callback. */
+  async function browse(jar: CookieJar, url: string): Promise<{ url: string; response: Response; visited: string[] }> {
+    const visited: string[] = [];
+    for (let hops = 0; hops < 8; hops += 1) {
+      visited.push(url);
+      if (url.includes('/auth/google/callback')) return { url, response: await step(jar, url, page), visited };
+      const response = await step(jar, url, page);
+      const location = response.headers.get('location');
+      if (!location) return { url, response, visited };
+      url = new URL(location, url).href;
+    }
+    throw new Error(`too many redirects: ${visited.join(' -> ')}`);
+  }
+  const login = `/auth/google?successRedirect=/dashboard&failureRedirect=/login`;
+
+  // Issue #26 item 5: on a shared computer, Sign in after Logout must not silently re-enter
+  // the account the identity provider still remembers.
+  it('asks the identity provider for its form again on the first sign-in after logout', async () => {
+    const { jar } = await signInThroughIdp(app, 'shared@example.com');
+    // The provider's session is open: another sign-in goes straight through, no form.
+    const again = await browse(jar, `${app.url}${login}`);
+    expect(again.url).toContain('/auth/google/callback');
+    expect(again.response.headers.get('location')).toBe('/dashboard');
+
+    await step(jar, `${app.url}/auth/logout`, { method: 'POST', headers: { origin: app.url } });
+    const afterLogout = await browse(jar, `${app.url}${login}`);
+    expect(new URL(afterLogout.visited[1]!).searchParams.get('prompt')).toBe('login');
+    expect(afterLogout.url).toContain('/dev-idp/interaction/');
+    expect(afterLogout.response.status).toBe(200);
+    expect(await afterLogout.response.text()).toContain('name="login"');
+
+    // Signed in through the form, the next sign-in is quiet again. (Another account through
+    // the form is oidc-provider's own session switch, a page that posts itself: the
+    // end-to-end suite does that in Chromium.)
+    const through = await signInThroughIdp(app, 'shared@example.com', { jar });
+    expect(through.response?.headers.get('location')).toBe('/dashboard');
+    expect(jar.cookies.has('logged_out')).toBe(false);
+    const quiet = await browse(jar, `${app.url}${login}`);
+    expect(quiet.url).toContain('/auth/google/callback');
+  });
+
+  it('sends Back to a used-up sign-in form to the sign-in page, never to a provider error page', async () => {
+    const jar = new CookieJar();
+    const form = await browse(jar, `${app.url}${login}`);
+    expect(form.url).toContain('/dev-idp/interaction/');
+    await form.response.text();
+    await signInThroughIdp(app, 'back@example.com', { jar });
+    // The browser's Back: the form's address again, long after it was used.
+    const back = await step(jar, form.url, page);
+    expect(back.status).toBe(303);
+    expect(back.headers.get('location')).toBe(`${app.url}/login`);
+    // Any other provider error lands on the sign-in page saying the sign-in failed.
+    const broken = await step(jar, `${app.url}/dev-idp/auth?client_id=nobody&response_type=code`, page);
+    expect(broken.status).toBe(303);
+    expect(broken.headers.get('location')).toBe(`${app.url}/login?error=signin_failed`);
+  });
+
   describe('bad input', () => {
     async function userCount(): Promise<number> {
       return (await app.database.db.select().from(users)).length;
