@@ -52,6 +52,36 @@ describe('sign-in, language and logout in Chromium', () => {
     await context.close();
   });
 
+  // Issue #26 item 5: a shared computer. Logout, then Sign in, must let the next person in
+  // with their own account, and Back must never show the identity provider's error page.
+  it('after logout, Sign in shows the form again and another account signs in; Back never shows a provider error', async () => {
+    const context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/login`);
+    await signIn(page, 'first-at-desk@example.com');
+    await page.waitForURL(`${baseUrl}/dashboard`);
+    await page.getByTestId('avatar-letter').filter({ hasText: 'F' }).waitFor();
+
+    await page.getByTestId('logout').click();
+    await page.waitForURL(/\/login$/);
+    // signIn waits for the provider's form: it is shown although its session is still open.
+    await signIn(page, 'second-at-desk@example.com');
+    await page.waitForURL(`${baseUrl}/dashboard`);
+    await page.getByTestId('avatar-letter').filter({ hasText: 'S' }).waitFor();
+
+    // Back through everything the browser kept, the used-up sign-in forms included.
+    const steps = await page.evaluate(() => history.length);
+    for (let i = 0; i < steps; i += 1) {
+      await page.goBack({ waitUntil: 'load' });
+      await page.waitForLoadState('networkidle');
+      expect(page.url(), `after ${i + 1} steps back`).not.toContain('/dev-idp/');
+      expect(await page.locator('body').innerText()).not.toMatch(
+        /interaction session|invalid_request|error_description/,
+      );
+    }
+    await context.close();
+  });
+
   it('remembers a deep page through sign-in and shows the mobile menu on a phone', async () => {
     const context = await browser().newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
     const page = await context.newPage();
