@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { screenNames, screenOfPath, screens, type ScreenName } from '../../src/domain/routes';
 import { withSessionHint } from '../../src/domain/session-hint';
 
 /**
@@ -22,20 +23,17 @@ const SHELL = [...APP, 'src/ui/shell/AppShell.tsx'] as const;
  * The source modules a page's first screen needs beyond the entry's own: src/main.tsx
  * starts either the login page alone (login-page.tsx, for /login without a session) or
  * the app (app.tsx, which loads every text of the page's language: the Russian ones, the
- * default, are preloaded), whose router loads each screen lazily.
+ * default, are preloaded), whose router loads each screen (src/domain/routes.ts names its
+ * module) lazily, and a protected one inside the shell.
  */
-const SCREENS = {
-  loginPage: ['src/login-page.tsx'],
-  login: [...APP, 'src/ui/login/LoginScreen.tsx'],
-  dashboard: [...SHELL, 'src/ui/dashboard/DashboardScreen.tsx'],
-  portrait: [...SHELL, 'src/ui/portrait/PortraitScreen.tsx'],
-  gallery: [...SHELL, 'src/ui/gallery/GalleryScreen.tsx'],
-  chat: [...SHELL, 'src/ui/chat/ChatScreen.tsx'],
-  billing: [...SHELL, 'src/ui/billing/BillingScreen.tsx'],
-  paymentStatus: [...SHELL, 'src/ui/payment-status/PaymentStatusScreen.tsx'],
-} as const;
+export type Screen = 'loginPage' | ScreenName;
 
-export type Screen = keyof typeof SCREENS;
+const SCREENS = new Map<Screen, readonly string[]>([
+  ['loginPage', ['src/login-page.tsx']],
+  ...screenNames.map(
+    (name) => [name, [...(screens[name].access === 'protected' ? SHELL : APP), screens[name].source]] as const,
+  ),
+]);
 
 /**
  * The screen a page opens with. /login without a session cookie is the login page on its
@@ -45,19 +43,10 @@ export type Screen = keyof typeof SCREENS;
  * preload only what the entry itself names.
  */
 export function openingScreen(pathname: string, hasSession: boolean): Screen | undefined {
+  if (pathname === '/') return hasSession ? 'dashboard' : 'login';
   // One trailing slash, as the SPA's routes allow (src/domain/routes.ts).
-  const page = pathname.replace(/(.)\/$/, '$1');
-  const protectedScreens: Array<[RegExp, Screen]> = [
-    [/^\/dashboard$/, 'dashboard'],
-    [/^\/portrait-creator$/, 'portrait'],
-    [/^\/gallery$/, 'gallery'],
-    [/^\/chat(?:\/[^/]+)?$/, 'chat'],
-    [/^\/billing$/, 'billing'],
-    [/^\/payment-status$/, 'paymentStatus'],
-  ];
-  if (page === '/login') return hasSession ? 'dashboard' : 'loginPage';
-  if (page === '/') return hasSession ? 'dashboard' : 'login';
-  const screen = protectedScreens.find(([pattern]) => pattern.test(page))?.[1];
+  const screen = screenOfPath(pathname);
+  if (screen === 'login') return hasSession ? 'dashboard' : 'loginPage';
   if (!screen) return undefined;
   return hasSession ? screen : 'login';
 }
@@ -76,7 +65,7 @@ export function screenPreloads(manifest: Manifest, screen: Screen): string[] {
   const entryKey = Object.keys(manifest).find((key) => manifest[key]?.isEntry);
   const loadedByEntry = new Set(entryKey ? chunksOf(manifest, entryKey) : []);
   const files = new Set<string>();
-  for (const source of SCREENS[screen]) {
+  for (const source of SCREENS.get(screen) ?? []) {
     if (!manifest[source]) throw new Error(`the build's manifest has no ${source}`);
     for (const file of chunksOf(manifest, source)) if (!loadedByEntry.has(file)) files.add(file);
   }
@@ -142,7 +131,7 @@ export function readPages(webDir: string): Pages | undefined {
   const keyOf = (screen: Screen | undefined, hasSession: boolean) => `${screen ?? ''}:${hasSession}`;
   const pages = new Map<string, Encoded>();
   for (const hasSession of [false, true]) {
-    for (const screen of [undefined, ...(Object.keys(SCREENS) as Screen[])]) {
+    for (const screen of [undefined, ...SCREENS.keys()]) {
       const html = withPreloads(index, screen);
       pages.set(keyOf(screen, hasSession), encoded(hasSession ? withSessionHint(withUserPreload(html)) : html));
     }

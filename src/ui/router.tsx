@@ -15,9 +15,7 @@ import { useAppActors } from './app-context';
 import { Deferred } from './common/Deferred';
 import { ErrorFallback, NotFound } from './common/ErrorFallback';
 import { FullScreenSpinner } from './common/Spinner';
-import type { RegenerateSearch } from '../domain/gallery';
-import { gallerySearchOf } from '../domain/gallery-search';
-import { loginSearchOf, parseSearchText, stringifySearchText, textSearch } from '../domain/routes';
+import { parseSearchText, screens, stringifySearchText, type ScreenName } from '../domain/routes';
 
 /*
  * Code splitting: the app (src/app.tsx) holds the router and the session; every screen
@@ -27,17 +25,16 @@ import { loginSearchOf, parseSearchText, stringifySearchText, textSearch } from 
  * appRoute's guard asks for those of every navigation and waits for them once the visitor
  * is known to be signed in.
  */
-const LoginScreen = lazyRouteComponent(() => import('./login/LoginScreen'), 'LoginScreen');
+const screenComponents = {
+  login: lazyRouteComponent(() => import('./login/LoginScreen'), 'LoginScreen'),
+  dashboard: lazyRouteComponent(() => import('./dashboard/DashboardScreen'), 'DashboardScreen'),
+  portrait: lazyRouteComponent(() => import('./portrait/PortraitScreen'), 'PortraitScreen'),
+  gallery: lazyRouteComponent(() => import('./gallery/GalleryScreen'), 'GalleryScreen'),
+  chat: lazyRouteComponent(() => import('./chat/ChatScreen'), 'ChatScreen'),
+  billing: lazyRouteComponent(() => import('./billing/BillingScreen'), 'BillingScreen'),
+  paymentStatus: lazyRouteComponent(() => import('./payment-status/PaymentStatusScreen'), 'PaymentStatusScreen'),
+} satisfies Record<ScreenName, unknown>;
 const AppShell = lazyRouteComponent(() => import('./shell/AppShell'), 'AppShell');
-const DashboardScreen = lazyRouteComponent(() => import('./dashboard/DashboardScreen'), 'DashboardScreen');
-const PortraitScreen = lazyRouteComponent(() => import('./portrait/PortraitScreen'), 'PortraitScreen');
-const GalleryScreen = lazyRouteComponent(() => import('./gallery/GalleryScreen'), 'GalleryScreen');
-const ChatScreen = lazyRouteComponent(() => import('./chat/ChatScreen'), 'ChatScreen');
-const BillingScreen = lazyRouteComponent(() => import('./billing/BillingScreen'), 'BillingScreen');
-const PaymentStatusScreen = lazyRouteComponent(
-  () => import('./payment-status/PaymentStatusScreen'),
-  'PaymentStatusScreen',
-);
 const Toaster = lazy(() => import('./common/Toaster').then((module) => ({ default: module.Toaster })));
 
 /**
@@ -45,20 +42,14 @@ const Toaster = lazy(() => import('./common/Toaster').then((module) => ({ defaul
  * arrived; errors surface when they render.
  */
 function preloadScreens(routeIds: readonly string[]): Promise<unknown> {
-  const screens = new Map<string, { preload?: () => Promise<void> | undefined }>([
-    [loginRoute.id, LoginScreen],
+  const loaders = new Map<string, { preload?: () => Promise<void> | undefined }>([
     [appRoute.id, AppShell],
-    [dashboardRoute.id, DashboardScreen],
-    [portraitRoute.id, PortraitScreen],
-    [galleryRoute.id, GalleryScreen],
-    [chatRoute.id, ChatScreen],
-    [billingRoute.id, BillingScreen],
-    [paymentStatusRoute.id, PaymentStatusScreen],
+    ...Object.entries(screenRoutes).map(([name, route]) => [route.id, screenComponents[name as ScreenName]] as const),
   ]);
   return Promise.all(
     routeIds.map(
       (id) =>
-        screens
+        loaders
           .get(id)
           ?.preload?.()
           ?.catch(() => undefined) ?? Promise.resolve(),
@@ -121,8 +112,8 @@ const indexRoute = createRoute({
 
 const loginRoute = createRoute({
   getParentRoute: () => rootRoute,
-  path: '/login',
-  validateSearch: loginSearchOf,
+  path: screens.login.path,
+  validateSearch: screens.login.search,
   beforeLoad: async ({ context }) => {
     // The screen's code is awaited here, not suspended on while rendering (React would
     // hold the finished screen back for up to 300 ms before showing it).
@@ -133,7 +124,7 @@ const loginRoute = createRoute({
     const search = loginRoute.useSearch();
     return (
       <Deferred>
-        <LoginScreen redirect={search.redirect} error={search.error} />
+        <screenComponents.login redirect={search.redirect} error={search.error} />
       </Deferred>
     );
   },
@@ -158,43 +149,25 @@ const appRoute = createRoute({
   pendingComponent: FullScreenSpinner,
 });
 
-const dashboardSearch = (search: Record<string, unknown>): Partial<RegenerateSearch> =>
-  textSearch(search, {
-    prompt: 2000,
-    // Regenerate's other parameters (src/domain/gallery.ts regenerateSearch), kept as text.
-    model: 40,
-    size: 40,
-    aspectRatio: 40,
-    stylePreset: 40,
-    negativePrompt: 2000,
-    variant: 40,
-    seed: 20,
-  });
-
+/** Each protected screen's route reads its path, query and module from the route table. */
 const dashboardRoute = createRoute({
   getParentRoute: () => appRoute,
-  path: '/dashboard',
-  validateSearch: dashboardSearch,
-  component: DashboardScreen,
+  path: screens.dashboard.path,
+  validateSearch: screens.dashboard.search,
+  component: screenComponents.dashboard,
 });
 
 const portraitRoute = createRoute({
   getParentRoute: () => appRoute,
-  path: '/portrait-creator',
-  component: PortraitScreen,
+  path: screens.portrait.path,
+  component: screenComponents.portrait,
 });
 
-export const galleryRoute = createRoute({
+const galleryRoute = createRoute({
   getParentRoute: () => appRoute,
-  path: '/gallery',
-  // The router hands a route its parent's raw query merged under what validateSearch returns:
-  // a page or size that is not one is named here as absent, else ?page=abc reached the server.
-  validateSearch: (search): ReturnType<typeof gallerySearchOf> => ({
-    page: undefined,
-    limit: undefined,
-    ...gallerySearchOf(search),
-  }),
-  component: GalleryScreen,
+  path: screens.gallery.path,
+  validateSearch: screens.gallery.search,
+  component: screenComponents.gallery,
 });
 
 /**
@@ -203,8 +176,8 @@ export const galleryRoute = createRoute({
  */
 const chatRoute = createRoute({
   getParentRoute: () => appRoute,
-  path: '/chat',
-  component: ChatScreen,
+  path: screens.chat.path,
+  component: screenComponents.chat,
 });
 
 const chatIndexRoute = createRoute({
@@ -214,39 +187,53 @@ const chatIndexRoute = createRoute({
 
 const chatConversationRoute = createRoute({
   getParentRoute: () => chatRoute,
-  path: '$conversationId',
+  path: screens.chat.param,
 });
 
 const billingRoute = createRoute({
   getParentRoute: () => appRoute,
-  path: '/billing',
-  component: BillingScreen,
+  path: screens.billing.path,
+  component: screenComponents.billing,
 });
-
-const paymentStatusSearch = (search: Record<string, unknown>): { paymentId?: string; status?: string } =>
-  textSearch(search, { paymentId: Infinity, status: Infinity });
 
 const paymentStatusRoute = createRoute({
   getParentRoute: () => appRoute,
-  path: '/payment-status',
-  validateSearch: paymentStatusSearch,
+  path: screens.paymentStatus.path,
+  validateSearch: screens.paymentStatus.search,
   component: function PaymentStatusRoute() {
     const search = paymentStatusRoute.useSearch();
     // A new payment id is a new check: the screen's actor starts afresh.
-    return <PaymentStatusScreen key={search.paymentId ?? ''} paymentId={search.paymentId} status={search.status} />;
+    return (
+      <screenComponents.paymentStatus
+        key={search.paymentId ?? ''}
+        paymentId={search.paymentId}
+        status={search.status}
+      />
+    );
   },
 });
+
+/** Each screen's route, for its preload (typed by the route table: none is left out). */
+const screenRoutes = {
+  login: loginRoute,
+  dashboard: dashboardRoute,
+  portrait: portraitRoute,
+  gallery: galleryRoute,
+  chat: chatRoute,
+  billing: billingRoute,
+  paymentStatus: paymentStatusRoute,
+} satisfies Record<ScreenName, { id: string }>;
 
 const routeTree = rootRoute.addChildren([
   indexRoute,
   loginRoute,
   appRoute.addChildren([
-    dashboardRoute,
-    portraitRoute,
-    galleryRoute,
-    chatRoute.addChildren([chatIndexRoute, chatConversationRoute]),
-    billingRoute,
-    paymentStatusRoute,
+    screenRoutes.dashboard,
+    screenRoutes.portrait,
+    screenRoutes.gallery,
+    screenRoutes.chat.addChildren([chatIndexRoute, chatConversationRoute]),
+    screenRoutes.billing,
+    screenRoutes.paymentStatus,
   ]),
   // The statechart visualiser exists only in development builds.
   // Written inline so the production build drops it, mermaid included.
@@ -286,8 +273,6 @@ export function createAppRouter(actors: AppActors, history?: RouterHistory) {
   void preloadScreens(opening.map((route) => route.id as string));
   return router;
 }
-
-export { chatConversationRoute, dashboardRoute, paymentStatusRoute };
 
 declare module '@tanstack/react-router' {
   interface Register {

@@ -1,10 +1,10 @@
+import { getRouteApi } from '@tanstack/react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import { useEffect, useMemo } from 'react';
 import { liveGenerationMachine } from '../../api/generation';
 import { formPreset } from '../../machines/generation';
 import { i18next } from '../../i18n';
 import { useAppActors, useLiveActor } from '../app-context';
-import { dashboardRoute } from '../router';
 import { GenerationForm } from './GenerationForm';
 import { GeneratingOverlay } from './GeneratingOverlay';
 import { ImageModal } from './ImageModal';
@@ -12,6 +12,9 @@ import { RecentImages } from './RecentImages';
 import { ResultPanel } from './ResultPanel';
 
 const t = i18next.t;
+
+// By its id, not by importing the router, which imports this screen.
+const dashboardRoute = getRouteApi('/app/dashboard');
 
 /** /dashboard: the generator. One generation actor per visit, fed by the session. */
 export function DashboardScreen() {

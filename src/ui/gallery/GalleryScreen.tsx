@@ -1,4 +1,4 @@
-import { useNavigate } from '@tanstack/react-router';
+import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import { useEffect, useMemo } from 'react';
 import { liveGalleryMachine } from '../../api/gallery';
@@ -8,7 +8,6 @@ import { i18next } from '../../i18n';
 import { neighbourId, selectedImage } from '../../machines/gallery';
 import { useAppActors, useLiveActor } from '../app-context';
 import { ImageModal } from '../images/ImageModal';
-import { galleryRoute } from '../router';
 import { ConfirmDelete } from './ConfirmDelete';
 import { GalleryGrid } from './GalleryGrid';
 import { GalleryToolbar } from './GalleryToolbar';
@@ -16,6 +15,9 @@ import { Pagination } from './Pagination';
 import type { GalleryRef } from './types';
 
 const t = i18next.t;
+
+// By its id, not by importing the router, which imports this screen.
+const galleryRoute = getRouteApi('/app/gallery');
 
 /** /gallery: one gallery actor per visit; the page and page size live in the URL. */
 export function GalleryScreen() {

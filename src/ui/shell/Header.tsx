@@ -1,11 +1,11 @@
 import { Link } from '@tanstack/react-router';
 import { Dialog } from 'radix-ui';
 import { Coins, LogOut, Menu, Sparkles, X } from 'lucide-react';
+import { navTabs } from '../../domain/routes';
 import { avatarLetter, type User } from '../../domain/user';
 import { i18next } from '../../i18n';
 import { useAppActors } from '../app-context';
 import { LanguageSwitcher } from '../common/LanguageSwitcher';
-import { navTabs } from './nav';
 
 const t = i18next.t;
 
