@@ -18,15 +18,20 @@ export const BUNDLE_DIR = path.join(root, '.build');
  * server/db/client.ts looks for them.
  */
 export async function bundleServer(entry: string, outFile: string): Promise<string> {
-  await build({
-    entryPoints: [path.resolve(root, entry)],
-    outfile: outFile,
+  const options = {
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
     packages: 'external',
     logLevel: 'warning',
+  } as const;
+  await build({ ...options, entryPoints: [path.resolve(root, entry)], outfile: outFile });
+  // The embedded database's migration child, run as its own process (server/db/client.ts).
+  await build({
+    ...options,
+    entryPoints: [path.join(root, 'server/db/migrate-child.ts')],
+    outfile: path.join(path.dirname(outFile), 'migrate-child.mjs'),
   });
   await fs.cp(path.join(root, 'server/db/migrations'), path.join(path.dirname(outFile), 'migrations'), {
     recursive: true,

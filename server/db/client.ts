@@ -1,12 +1,10 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
-import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
@@ -15,6 +13,8 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
+import type { MigrationJob } from './migrate-child';
+import { PGLITE_EXTENSIONS } from './pglite-extensions';
 import { withPreparedStatements } from './pglite-prepared';
 import * as schema from './schema';
 
@@ -38,7 +38,8 @@ const MIGRATION_LOCK = 0x696d6167;
 /** The embedded database's buffer cache (see openDatabase). */
 const PGLITE_SHARED_BUFFERS = '32MB';
 
-const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const here = path.dirname(fileURLToPath(import.meta.url));
+const migrationsFolder = path.join(here, 'migrations');
 
 export type DatabaseOptions =
   | { kind: 'postgres'; url: string; poolSize?: number }
@@ -73,9 +74,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // here; the operating system's page cache already keeps the data folder's hot pages.
   const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
   if (options.dataDir) await prepareDataDir(options.dataDir, startParams);
-  // pg_trgm and btree_gin: the gallery's per-user prompt search index (migrations 0004, 0006).
   const client = await PGlite.create(options.dataDir, {
-    extensions: { pg_trgm, btree_gin },
+    extensions: PGLITE_EXTENSIONS,
     startParams,
     loadDataDir: options.loadDataDir,
   });
@@ -101,41 +101,30 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
  */
 async function prepareDataDir(dataDir: string, startParams: string[]): Promise<void> {
   await fs.mkdir(dataDir, { recursive: true });
-  const require = createRequire(import.meta.url);
-  const modules = Object.fromEntries(
-    [
-      '@electric-sql/pglite',
-      '@electric-sql/pglite/contrib/pg_trgm',
-      '@electric-sql/pglite/contrib/btree_gin',
-      'drizzle-orm/pglite',
-      'drizzle-orm/pglite/migrator',
-    ].map((name) => [name, require.resolve(name)]),
-  );
-  const script = `
-    const w = JSON.parse(process.argv[1]);
-    const { PGlite } = require(w.modules['@electric-sql/pglite']);
-    const { pg_trgm } = require(w.modules['@electric-sql/pglite/contrib/pg_trgm']);
-    const { btree_gin } = require(w.modules['@electric-sql/pglite/contrib/btree_gin']);
-    const { drizzle } = require(w.modules['drizzle-orm/pglite']);
-    const { migrate } = require(w.modules['drizzle-orm/pglite/migrator']);
-    (async () => {
-      const client = await PGlite.create(w.dataDir, { extensions: { pg_trgm, btree_gin }, startParams: w.startParams });
-      await migrate(drizzle(client), { migrationsFolder: w.migrationsFolder });
-      await client.close();
-    })().catch((error) => {
-      console.error(error);
-      process.exit(1);
-    });
-  `;
-  const job = { modules, dataDir, startParams, migrationsFolder };
+  const job: MigrationJob = { dataDir, startParams, migrationsFolder };
   try {
-    await promisify(execFile)(process.execPath, ['-e', script, JSON.stringify(job)], {
+    await promisify(execFile)(process.execPath, [...(await migrationChild()), JSON.stringify(job)], {
       maxBuffer: 16 * 1024 * 1024,
     });
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr ?? '';
     throw new Error(`preparing the embedded database in ${dataDir} failed: ${stderr.trim()}`, { cause: error });
   }
+}
+
+/**
+ * The child's command line: the bundled server runs migrate-child.mjs beside it in plain
+ * Node (scripts/server-bundle.ts); from source (tsx, tests) it is the TypeScript module.
+ */
+async function migrationChild(): Promise<string[]> {
+  const bundled = path.join(here, 'migrate-child.mjs');
+  const exists = await fs.access(bundled).then(
+    () => true,
+    () => false,
+  );
+  // tsx is found from here, not from the working directory the server was started in.
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return exists ? [bundled] : ['--import', tsx, path.join(here, 'migrate-child.ts')];
 }
 
 async function ping(db: Db): Promise<void> {
