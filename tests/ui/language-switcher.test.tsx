@@ -54,7 +54,7 @@ describe('language switcher (Russian, the default)', () => {
   it('before any interaction is a light button with no menu', () => {
     render(<LanguageSwitcher />);
     const button = screen.getByRole('button', {
-      name: `${commonRu.header.language}: ${commonRu.languages.ru}`,
+      name: `${commonRu.header.language}: ${commonRu.languages.ru}, RU`,
     });
     expect(button).toBe(switcher());
     expect(button.getAttribute('aria-haspopup')).toBe('menu');
@@ -92,7 +92,7 @@ describe('language switcher (Russian, the default)', () => {
     const trigger = switcher();
     expect(trigger.getAttribute('aria-expanded')).toBe('true');
     expect(trigger.getAttribute('aria-controls')).toBe(menu.id);
-    expect(trigger.getAttribute('aria-label')).toBe(`${commonRu.header.language}: ${commonRu.languages.ru}`);
+    expect(trigger.getAttribute('aria-label')).toBe(`${commonRu.header.language}: ${commonRu.languages.ru}, RU`);
     expect(trigger.textContent).toBe('RU');
   });
 
@@ -169,7 +169,7 @@ describe('language switcher (Russian, the default)', () => {
     await user.keyboard('{Escape}');
     await waitFor(() => expect(screen.queryByRole('menu')).toBeNull());
     const trigger = screen.getByRole('button', {
-      name: `${commonRu.header.language}: ${commonRu.languages.ru}`,
+      name: `${commonRu.header.language}: ${commonRu.languages.ru}, RU`,
     });
     expect(trigger).toBe(switcher());
     expect(trigger.getAttribute('aria-expanded')).toBe('false');
@@ -206,7 +206,7 @@ describe('language switcher (English chosen before)', () => {
   it('shows EN and names English as the current language', () => {
     render(<LanguageSwitcher />);
     const button = screen.getByRole('button', {
-      name: `${commonEn.header.language}: ${commonEn.languages.en}`,
+      name: `${commonEn.header.language}: ${commonEn.languages.en}, EN`,
     });
     expect(button).toBe(switcher());
     expect(button.getAttribute('aria-haspopup')).toBe('menu');

@@ -10,8 +10,8 @@ describe('a page that does not exist', () => {
   afterEach(() => cleanup());
 
   for (const [lang, title, home, switcher] of [
-    ['ru', 'Страница не найдена', 'На главную', 'Язык: Русский'],
-    ['en', 'Page not found', 'Go home', 'Language: English'],
+    ['ru', 'Страница не найдена', 'На главную', 'Язык: Русский, RU'],
+    ['en', 'Page not found', 'Go home', 'Language: English, EN'],
   ] as const) {
     it(`[${lang}] says so, links home and can switch the language`, async () => {
       const ui = await openApp('/no-such-page', { lang });

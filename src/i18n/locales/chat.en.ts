@@ -44,6 +44,9 @@ export const chatEn: typeof chatRu = {
     sending: 'AI sending...',
     you: 'You',
     assistant: 'Assistant',
+    list: 'Messages',
+    code: 'Code',
+    codeIn: 'Code: {{language}}',
   },
   input: {
     label: 'Message to the AI',

@@ -41,6 +41,9 @@ export const chatRu = {
     sending: 'ИИ печатает...',
     you: 'Вы',
     assistant: 'Ассистент',
+    list: 'Сообщения',
+    code: 'Код',
+    codeIn: 'Код: {{language}}',
   },
   input: {
     label: 'Сообщение для ИИ',

@@ -1,14 +1,31 @@
 import { lazy, Suspense } from 'react';
 import ReactMarkdown, { type Components, type ExtraProps } from 'react-markdown';
 import remend from 'remend';
+import { i18next } from '../../i18n';
+import type { ScrollableCode } from './CodeBlock';
 
 // The highlighter and its grammars load with the first code block, not with the chat.
 const CodeBlock = lazy(() => import('./CodeBlock').then((module) => ({ default: module.CodeBlock })));
 
+/**
+ * A code block's <pre> scrolls sideways when a line is longer than the bubble: it takes the
+ * focus, named, so that the keyboard can scroll it too (axe's scrollable-region-focusable).
+ */
+function scrollableCode(language: string | undefined): ScrollableCode {
+  return {
+    tabIndex: 0,
+    role: 'group',
+    'aria-label': language ? i18next.t('chat:messages.codeIn', { language }) : i18next.t('chat:messages.code'),
+  };
+}
+
 /** What a code block shows until the highlighter has loaded: the same text, unhighlighted. */
-function PlainCode({ text }: { text: string }) {
+function PlainCode({ text, scrollable }: { text: string; scrollable: ScrollableCode }) {
   return (
-    <pre className="overflow-auto bg-[#fafafa] p-[1em] font-mono leading-normal text-[#383a42]">
+    <pre
+      {...scrollable}
+      className="overflow-auto bg-[#fafafa] p-[1em] font-mono leading-normal text-[#383a42] focus:outline-none"
+    >
       <code>{text}</code>
     </pre>
   );
@@ -55,14 +72,16 @@ const components: Components = {
     );
     const language = match ? (aliases[match[1] ?? ''] ?? match[1]) : undefined;
     const text = textOf(code).replace(/\n$/, '');
+    const scrollable = scrollableCode(language);
     return (
       <div
         data-testid="code-block"
         data-language={language ?? 'text'}
-        className="my-2 overflow-hidden rounded-lg text-sm"
+        // The ring shows where the focus is when the <pre> inside has it (from the keyboard).
+        className="my-2 overflow-hidden rounded-lg text-sm has-[pre:focus-visible]:ring-2 has-[pre:focus-visible]:ring-indigo-400"
       >
-        <Suspense fallback={<PlainCode text={text} />}>
-          <CodeBlock language={language} text={text} />
+        <Suspense fallback={<PlainCode text={text} scrollable={scrollable} />}>
+          <CodeBlock language={language} text={text} scrollable={scrollable} />
         </Suspense>
       </div>
     );

@@ -129,7 +129,9 @@ export function FailedMessage({ failed, onRetry }: { failed: FailedSend; onRetry
 
 /**
  * SPEC 2 "Message list": bottom on first load, smooth scrolling when a message is added
- * and as streamed text grows.
+ * and as streamed text grows. The list scrolls by itself, so it is a named region that
+ * takes the focus: the keyboard scrolls it (arrows, Page Up/Down) as a mouse wheel would.
+ * A region, not a live log: the streamed reply would otherwise be read out word by word.
  */
 export function MessageList({
   messages,
@@ -167,7 +169,13 @@ export function MessageList({
     );
   }
   return (
-    <div className="flex-1 space-y-3 overflow-y-auto p-4" data-testid="message-list">
+    <div
+      role="region"
+      aria-label={t('chat:messages.list')}
+      tabIndex={0}
+      className="flex-1 space-y-3 overflow-y-auto p-4 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400 focus-visible:ring-inset"
+      data-testid="message-list"
+    >
       {messages.map((m) => (
         <MessageBubble key={m.id} message={m} streaming={m.id === streamingId} modelName={modelName(m.model)} />
       ))}

@@ -25,15 +25,15 @@ export function NotFound() {
   return (
     <div className="relative">
       {/* A page that does not exist still lets the visitor read it in their language. */}
-      <div className="absolute top-3 right-3">
+      <header className="absolute top-3 right-3">
         <LanguageSwitcher />
-      </div>
-      <div className="flex min-h-[60vh] flex-col items-center justify-center gap-3 p-6 text-center">
+      </header>
+      <main className="flex min-h-[60vh] flex-col items-center justify-center gap-3 p-6 text-center">
         <h1 className="text-2xl font-semibold">{t('notFound.title')}</h1>
         <a href="/" className="text-indigo-600 underline">
           {t('notFound.back')}
         </a>
-      </div>
+      </main>
     </div>
   );
 }
