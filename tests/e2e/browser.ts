@@ -66,3 +66,15 @@ export function gate(): { wait: Promise<void>; open: () => void } {
   });
   return { wait, open };
 }
+
+/**
+ * Waits until every animation that ends has ended (a dialog's fade, a toast's slide), so that
+ * what is measured is what stays on screen; endless ones (a spinner, a cursor) are left running.
+ */
+export async function settled(page: Page): Promise<void> {
+  await page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity),
+  );
+}
