@@ -1,3 +1,4 @@
+import { formatFileSize as fileSizeIn, formatInteger, localizeDecimal } from '../domain/format';
 import { DEFAULT_LANGUAGE, i18next, languages, type Language } from './index';
 
 /**
@@ -13,23 +14,27 @@ export function pageLanguage(): Language {
   return languages.find((language) => language === i18next.language) ?? DEFAULT_LANGUAGE;
 }
 
-/** Thousands separators of whole numbers: a no-break space in Russian, a comma in English. */
-const GROUP_SEPARATORS: Record<Language, string> = { ru: '\u00a0', en: ',' };
-
 const fractionFormats = new Map<Language, Intl.NumberFormat>();
 
 /** A number as the language writes it; a fraction goes to Intl (no screen shows one yet). */
 export function formatNumber(value: number, language: Language = pageLanguage()): string {
-  if (Number.isSafeInteger(value)) {
-    const digits = String(Math.abs(value)).replace(/\B(?=(\d{3})+$)/g, GROUP_SEPARATORS[language]);
-    return value < 0 ? `-${digits}` : digits;
-  }
+  if (Number.isSafeInteger(value)) return formatInteger(value, language);
   let format = fractionFormats.get(language);
   if (!format) {
     format = new Intl.NumberFormat(language);
     fractionFormats.set(language, format);
   }
   return format.format(value);
+}
+
+/** A decimal written with a point ("1750.00", an amount as the API sends it) in the language: 1 750,00. */
+export function formatDecimalText(text: string, language: Language = pageLanguage()): string {
+  return localizeDecimal(text, language);
+}
+
+/** A file size in the language (SPEC section 3's KB or MB with 2 decimals): 786,30 КБ, 786.30 KB. */
+export function formatFileSize(bytes: number, language: Language = pageLanguage()): string {
+  return fileSizeIn(bytes, language);
 }
 
 /**

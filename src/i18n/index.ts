@@ -1,4 +1,5 @@
 import i18next, { type i18n } from 'i18next';
+import { interpolationFormatter } from './interpolation';
 import { commonRu } from './locales/common.ru';
 import type { texts as ruTexts } from './texts.ru';
 
@@ -58,13 +59,14 @@ export function storedLanguage(storage: Pick<Storage, 'getItem'> | undefined = g
 
 export async function initI18n(language: Language = storedLanguage(), needed: TextsNeeded = 'all'): Promise<i18n> {
   loaded = undefined;
-  await i18next.init({
+  // Numbers in texts with the language's thousands separator (interpolation.ts).
+  await i18next.use(interpolationFormatter).init({
     lng: language,
     fallbackLng: false,
     defaultNS: 'common',
     ns: ['common'],
     resources: { [language]: { common: await commonOf(language) } },
-    interpolation: { escapeValue: false },
+    interpolation: { escapeValue: false, alwaysFormat: true },
     returnNull: false,
   });
   if (needed === 'all') await loadAllTexts();

@@ -43,7 +43,7 @@ describe('billing in Chromium through the sandbox checkout', () => {
     expect(await page.getByTestId('plan-starter').textContent()).toContain('50 tokens on signup');
     expect(await page.getByTestId('plan-starter').textContent()).toContain('7-day history');
     expect(await page.getByTestId('plan-pro-price').textContent()).toBe('700 ₽/month');
-    expect(await page.getByTestId('plan-pro').textContent()).toContain('1000 tokens monthly');
+    expect(await page.getByTestId('plan-pro').textContent()).toContain('1,000 tokens monthly');
     expect(await page.getByTestId('plan-pro').textContent()).toContain('7-day trial');
     expect(await page.getByTestId('plan-premium-price').textContent()).toBe('1400 ₽/month');
     expect(await page.getByTestId('plan-premium').textContent()).toContain('2500 tokens monthly');

@@ -170,6 +170,9 @@ function longDate(iso: string, lang: Language): string {
   return lang === 'ru' ? `${day} ноября 2026 г.` : `November ${day}, 2026`;
 }
 
+/** A whole number as the language groups it (issue #26 item 8: as Intl does, in every place). */
+const grouped = (n: number, lang: 'en' | 'ru') => new Intl.NumberFormat(lang).format(n);
+
 const TEXT = {
   en: {
     title: 'Billing',
@@ -177,11 +180,12 @@ const TEXT = {
     loadFailed: 'Could not load billing.',
     internal: 'Internal server error',
     retry: 'Try again',
-    tokens: (n: number) => `${n} ${n === 1 ? 'token' : 'tokens'}`,
+    tokens: (n: number) => `${grouped(n, 'en')} ${n === 1 ? 'token' : 'tokens'}`,
     rate: 'Rate: 0.7 ₽ per token',
     source: (plan: string) => `Active source: ${plan}`,
     trial: 'trial',
-    subscriptionTokens: (used: number, total: number) => `Subscription tokens: ${used} of ${total} used this period`,
+    subscriptionTokens: (used: number, total: number) =>
+      `Subscription tokens: ${grouped(used, 'en')} of ${grouped(total, 'en')} used this period`,
     lowBalance: 'Fewer than 50 tokens left. Add tokens to keep generating.',
     addTokens: 'Add Tokens',
     plan: { starter: 'Starter', pro: 'Pro', premium: 'Premium', payg: 'Pay-as-you-go' },
@@ -200,8 +204,8 @@ const TEXT = {
     current: 'Current plan',
     planTexts: {
       starter: ['Free', '50 tokens on signup', '7-day history'],
-      pro: ['700 ₽/month', '1000 tokens monthly', '7-day trial'],
-      premium: ['1400 ₽/month', '2500 tokens monthly', 'Unused tokens roll over'],
+      pro: ['700 ₽/month', '1,000 tokens monthly', '7-day trial'],
+      premium: ['1,400 ₽/month', '2,500 tokens monthly', 'Unused tokens roll over'],
       payg: ['0.7 ₽ per token', '0.7 ₽ per token'],
     },
     historyHead: ['Date', 'Description', 'Amount', 'Status'],
@@ -220,11 +224,12 @@ const TEXT = {
     loadFailed: 'Не удалось загрузить данные об оплате.',
     internal: 'Внутренняя ошибка сервера',
     retry: 'Повторить',
-    tokens: (n: number) => `${n} ${ruTokens(n)}`,
+    tokens: (n: number) => `${grouped(n, 'ru')} ${ruTokens(n)}`,
     rate: 'Тариф: 0,7 ₽ за токен',
     source: (plan: string) => `Активный источник: ${plan}`,
     trial: 'пробный период',
-    subscriptionTokens: (used: number, total: number) => `Токены подписки: использовано ${used} из ${total} за период`,
+    subscriptionTokens: (used: number, total: number) =>
+      `Токены подписки: использовано ${grouped(used, 'ru')} из ${grouped(total, 'ru')} за период`,
     lowBalance: 'Осталось меньше 50 токенов. Пополните баланс, чтобы продолжать генерировать.',
     addTokens: 'Купить токены',
     plan: { starter: 'Starter', pro: 'Pro', premium: 'Premium', payg: 'Оплата по мере использования' },
@@ -243,8 +248,8 @@ const TEXT = {
     current: 'Текущий тариф',
     planTexts: {
       starter: ['Бесплатно', '50 токенов при регистрации', 'История за 7 дней'],
-      pro: ['700 ₽/месяц', '1000 токенов ежемесячно', 'Пробный период 7 дней'],
-      premium: ['1400 ₽/месяц', '2500 токенов ежемесячно', 'Неиспользованные токены переносятся'],
+      pro: ['700 ₽/месяц', '1\u00a0000 токенов ежемесячно', 'Пробный период 7 дней'],
+      premium: ['1\u00a0400 ₽/месяц', '2\u00a0500 токенов ежемесячно', 'Неиспользованные токены переносятся'],
       payg: ['0,7 ₽ за токен', '0,7 ₽ за токен'],
     },
     historyHead: ['Дата', 'Описание', 'Сумма', 'Статус'],
@@ -410,7 +415,9 @@ function subscriptionShows(reached: Reached, f: Facts) {
     expect(byTestId('subscription-status').textContent).toBe(text.trial);
     // SPEC 4: trial end = creation + 7 days while not cancelled.
     expect(byTestId('trial-ends').textContent).toBe(longDate('2026-11-27T12:00:00.000Z', reached.lang));
-    expect(card.textContent).toContain(`${Math.max(0, 1000 - f.balance)} / 1000`);
+    expect(card.textContent).toContain(
+      `${grouped(Math.max(0, 1000 - f.balance), reached.lang)} / ${grouped(1000, reached.lang)}`,
+    );
     if (f.subscription === 'trial') {
       expect(card.textContent).toContain(text.nextBilling);
       expect(byTestId('next-billing').textContent).toBe(longDate(TRIAL.nextBillingDate!, reached.lang));
@@ -838,7 +845,9 @@ describe('billing: SPEC 4 "Subscription loading" on the screen', () => {
     try {
       await waitFor(() => {
         expect(byTestId('active-source').textContent).toBe('Active source: Premium');
-        expect(byTestId('subscription-tokens').textContent).toBe('Subscription tokens: 2000 of 2500 used this period');
+        expect(byTestId('subscription-tokens').textContent).toBe(
+          'Subscription tokens: 2,000 of 2,500 used this period',
+        );
         expect(byTestId('subscription-plan').textContent).toBe('Premium');
         expect(byTestId('subscription-status').textContent).toBe('active');
         expect(screen.queryByTestId('trial-ends')).toBeNull();
@@ -859,11 +868,13 @@ describe('billing: SPEC 4 "Subscription loading" on the screen', () => {
     try {
       await waitFor(() => {
         expect(byTestId('active-source').textContent).toBe('Активный источник: Pro · отменена');
-        expect(byTestId('subscription-tokens').textContent).toBe('Токены подписки: использовано 0 из 1000 за период');
+        expect(byTestId('subscription-tokens').textContent).toBe(
+          'Токены подписки: использовано 0 из 1\u00a0000 за период',
+        );
         expect(byTestId('subscription-status').textContent).toBe('отменена');
         expect(screen.queryByTestId('trial-ends')).toBeNull();
         expect(screen.queryByTestId('cancel-subscription')).toBeNull();
-        expect(byTestId('usage-balance').textContent).toBe('1200 токенов');
+        expect(byTestId('usage-balance').textContent).toBe('1\u00a0200 токенов');
       });
     } finally {
       closeLoaded(ui);

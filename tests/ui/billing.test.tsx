@@ -134,9 +134,9 @@ describe('billing views (Russian)', () => {
     expect(screen.getByTestId('plan-starter').textContent).toContain('50 токенов при регистрации');
     expect(screen.getByTestId('plan-starter').textContent).toContain('История за 7 дней');
     expect(screen.getByTestId('plan-pro-price').textContent).toBe('700 ₽/месяц');
-    expect(screen.getByTestId('plan-pro').textContent).toContain('1000 токенов ежемесячно');
+    expect(screen.getByTestId('plan-pro').textContent).toContain('1\u00a0000 токенов ежемесячно');
     expect(screen.getByTestId('plan-pro').textContent).toContain('Пробный период 7 дней');
-    expect(screen.getByTestId('plan-premium-price').textContent).toBe('1400 ₽/месяц');
+    expect(screen.getByTestId('plan-premium-price').textContent).toBe('1\u00a0400 ₽/месяц');
     expect(screen.getByTestId('plan-premium').textContent).toContain('Неиспользованные токены переносятся');
     expect(screen.getByTestId('plan-payg-price').textContent).toBe('0,7 ₽ за токен');
     expect(screen.queryByTestId('subscribe-starter')).toBeNull();

@@ -261,14 +261,14 @@ const TEXT = {
     page: (n: number) => `Страница ${n}`,
     modal: {
       title: 'Об изображении',
-      prompt: 'Описание',
+      prompt: 'Промпт',
       style: 'Стиль',
       size: 'Размер',
       format: 'Формат',
       fileSize: 'Размер файла',
       created: 'Создано',
       download: 'Скачать',
-      copy: 'Копировать запрос',
+      copy: 'Копировать промпт',
       regenerate: 'Сгенерировать снова',
       remove: 'Удалить',
       close: 'Закрыть',
@@ -283,7 +283,7 @@ const TEXT = {
       'pixel-art': 'Пиксель-арт',
     } as Record<string, string>,
     confirm: { title: 'Удалить изображение?', confirm: 'Удалить', cancel: 'Отмена', deleting: 'Удаление…' },
-    copied: 'Запрос скопирован',
+    copied: 'Промпт скопирован',
     deleted: 'Изображение удалено',
     deleteFailed: 'Не удалось удалить изображение',
     header: (n: number) => `${n} ${plural('ru', n, { one: 'токен', few: 'токена', other: 'токенов' })}`,
@@ -291,10 +291,16 @@ const TEXT = {
   },
 };
 
-/** SPEC section 3: KB with 2 decimals, or MB when at least 1024 KB. */
-function displayedSize(bytes: number): string {
+/**
+ * SPEC section 3: KB with 2 decimals, or MB when at least 1024 KB; the number as Intl writes
+ * it in the language, the units in its alphabet (issue #26 item 8: 786,30 КБ, not 786.30 KB).
+ */
+function displayedSize(bytes: number, lang: Language): string {
   const kilobytes = bytes / 1024;
-  return kilobytes >= 1024 ? `${(kilobytes / 1024).toFixed(2)} MB` : `${kilobytes.toFixed(2)} KB`;
+  const two = (n: number) =>
+    new Intl.NumberFormat(lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(n);
+  const [kb, mb] = lang === 'ru' ? ['КБ', 'МБ'] : ['KB', 'MB'];
+  return kilobytes >= 1024 ? `${two(kilobytes / 1024)} ${mb}` : `${two(kilobytes)} ${kb}`;
 }
 
 /** The created date as each language writes a date and time (local time). */
@@ -606,7 +612,7 @@ function pageShows(f: Facts, lang: Language) {
       const lines = [...card.querySelectorAll('p')].map((p) => p.textContent);
       expect(lines).toContain(text.cardCreated + createdText(image.createdAt, lang));
       // SPEC 2: a card shows the size; SPEC 3: in KB with 2 decimals, MB from 1024 KB.
-      expect(lines).toContain(text.cardSize + displayedSize(image.fileSize));
+      expect(lines).toContain(text.cardSize + displayedSize(image.fileSize, lang));
       expect(named(card, 'button', text.view(image.prompt)).length).toBeGreaterThan(0);
       theOne(card, 'button', text.download(image.prompt));
     });
@@ -650,7 +656,7 @@ function modalShows(f: Facts, lang: Language) {
   expect(details.get(text.modal.style)).toBe(text.styles[image.stylePreset ?? 'none']);
   expect(details.get(text.modal.size)).toContain(image.size);
   expect(details.get(text.modal.format)).toBe(image.mimeType);
-  expect(details.get(text.modal.fileSize)).toBe(displayedSize(image.fileSize));
+  expect(details.get(text.modal.fileSize)).toBe(displayedSize(image.fileSize, lang));
   expect(details.get(text.modal.created)).toBe(createdText(image.createdAt, lang));
   expect(dialog.querySelector('img')?.getAttribute('src')).toBe(image.imageUrl);
   theOne(dialog, 'button', text.modal.download);

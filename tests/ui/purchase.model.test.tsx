@@ -62,11 +62,10 @@ const NO_PAGES = { currentPage: 1, totalPages: 0, total: 0, hasNext: false, hasP
 const plural = (lang: Language, n: number, forms: Record<string, string>) =>
   forms[new Intl.PluralRules(lang).select(n)] ?? forms.other!;
 
-/** SPEC 9: 0.7 RUB per token, two decimals; the language's decimal mark. */
+/** SPEC 9: 0.7 RUB per token, two decimals; the language's decimal mark and thousands separator (issue #26 item 8). */
 function rub(tokens: number, lang: Language): string {
   const kopecks = tokens * 70;
-  const text = `${Math.floor(kopecks / 100)}.${String(kopecks % 100).padStart(2, '0')}`;
-  return lang === 'ru' ? text.replace('.', ',') : text;
+  return new Intl.NumberFormat(lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(kopecks / 100);
 }
 
 const TEXT = {
@@ -78,7 +77,7 @@ const TEXT = {
     total: (n: number) => `${rub(n, 'en')} ₽`,
     pay: (n: number) => `Pay ${rub(n, 'en')} ₽`,
     payPlain: 'Pay',
-    estimate: (n: number) => `≈ ${n} ${n === 1 ? 'generation' : 'generations'}`,
+    estimate: (n: number) => `≈ ${new Intl.NumberFormat('en').format(n)} ${n === 1 ? 'generation' : 'generations'}`,
     hint: 'About one generation per 5 tokens',
     cancel: 'Cancel',
     close: 'Close',
@@ -102,7 +101,7 @@ const TEXT = {
     pay: (n: number) => `Оплатить ${rub(n, 'ru')} ₽`,
     payPlain: 'Оплатить',
     estimate: (n: number) =>
-      `≈ ${n} ${plural('ru', n, { one: 'генерация', few: 'генерации', many: 'генераций', other: 'генерации' })}`,
+      `≈ ${new Intl.NumberFormat('ru').format(n)} ${plural('ru', n, { one: 'генерация', few: 'генерации', many: 'генераций', other: 'генерации' })}`,
     hint: 'Примерно одна генерация на каждые 5 токенов',
     cancel: 'Отмена',
     close: 'Закрыть',

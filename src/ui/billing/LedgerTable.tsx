@@ -1,5 +1,6 @@
 import type { LedgerPage } from '../../domain/billing';
 import { i18next } from '../../i18n';
+import { formatNumber } from '../../i18n/format';
 import { Spinner } from '../common/Spinner';
 import { formatDateTime, ledgerDescription } from './texts';
 
@@ -8,7 +9,7 @@ const t = i18next.t;
 function Delta({ delta }: { delta: number }) {
   return (
     <span className={`font-semibold whitespace-nowrap ${delta < 0 ? 'text-red-700' : 'text-emerald-700'}`}>
-      {delta > 0 ? `+${delta}` : `−${Math.abs(delta)}`}
+      {delta > 0 ? `+${formatNumber(delta)}` : `−${formatNumber(Math.abs(delta))}`}
     </span>
   );
 }
@@ -84,7 +85,7 @@ export function LedgerTable({
                   <td className="py-2 pr-4 text-right">
                     <Delta delta={entry.delta} />
                   </td>
-                  <td className="py-2 text-right text-slate-900">{entry.balanceAfter}</td>
+                  <td className="py-2 text-right text-slate-900">{formatNumber(entry.balanceAfter)}</td>
                 </tr>
               ))}
             </tbody>
@@ -99,7 +100,7 @@ export function LedgerTable({
                 <div className="mt-1 flex justify-between gap-2 text-sm text-slate-600">
                   <span>{formatDateTime(entry.createdAt)}</span>
                   <span>
-                    {t('billing:ledger.balanceAfter')}: {entry.balanceAfter}
+                    {t('billing:ledger.balanceAfter')}: {formatNumber(entry.balanceAfter)}
                   </span>
                 </div>
               </li>

@@ -3,6 +3,7 @@ import type { Subscription } from '../../domain/billing';
 import type { SubscriptionSummary } from '../../domain/subscription';
 import { canCancelSubscription } from '../../domain/subscription';
 import { i18next } from '../../i18n';
+import { formatNumber } from '../../i18n/format';
 import { formatDate, planName, statusName } from './texts';
 
 const t = i18next.t;
@@ -67,7 +68,7 @@ export function SubscriptionCard({
             </dd>
             <dt className="text-slate-600">{t('billing:subscription.used')}</dt>
             <dd className="text-slate-900">
-              {summary.tokensUsed} / {summary.tokensTotal}
+              {formatNumber(summary.tokensUsed)} / {formatNumber(summary.tokensTotal)}
             </dd>
           </dl>
           {subscription.cancelAtPeriodEnd || subscription.canceledAt ? (

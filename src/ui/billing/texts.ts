@@ -9,7 +9,7 @@ import { messageText } from '../../api/error-text';
 import { isImageModelId } from '../../domain/image-catalogue';
 import { PORTRAIT_MODEL } from '../../domain/portraits';
 import { currentTexts, i18next } from '../../i18n';
-import { formatDateAs, pageLanguage } from '../../i18n/format';
+import { formatDateAs, formatDecimalText } from '../../i18n/format';
 
 const t = i18next.t;
 
@@ -19,9 +19,9 @@ export function translateBillingError(message: string): string {
   return own[message] ?? messageText(message, 'billing');
 }
 
-/** "70.00" as the language writes it: 70.00 in English, 70,00 in Russian. */
+/** "1750.00" as the language writes it: 1,750.00 in English, 1 750,00 in Russian. */
 export function localAmount(amount: string): string {
-  return pageLanguage() === 'ru' ? amount.replace('.', ',') : amount;
+  return formatDecimalText(amount);
 }
 
 /** An amount with its currency: RUB is shown as the rouble sign (SPEC section 3). */

@@ -1,6 +1,6 @@
 import { useSelector } from '@xstate/react';
 import { Download, Eye, Trash2 } from 'lucide-react';
-import { formatFileSize } from '../../domain/format';
+import { formatFileSize } from '../../i18n/format';
 import { thumbnailSize } from '../../domain/image-record';
 import { i18next } from '../../i18n';
 import { visibleImages } from '../../machines/gallery';

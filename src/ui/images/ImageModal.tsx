@@ -2,7 +2,7 @@ import { Link } from '@tanstack/react-router';
 import { ChevronLeft, ChevronRight, Copy, Download, RefreshCw, Trash2, X } from 'lucide-react';
 import { Dialog } from 'radix-ui';
 import type { KeyboardEvent } from 'react';
-import { formatFileSize } from '../../domain/format';
+import { formatFileSize } from '../../i18n/format';
 import { regenerateSearch } from '../../domain/gallery';
 import type { ImageRecord } from '../../domain/image-record';
 import { i18next } from '../../i18n';
