@@ -1,4 +1,5 @@
 import { SESSION_HINT_META } from '../domain/session-hint';
+import { forgetDrafts, holdDrafts } from './drafts';
 
 /*
  * What a page needs of the API before it talks to it: where it is, the stored token, and
@@ -59,6 +60,8 @@ export function signInUrl(returnTo: string, origin: string = globalThis.location
  * DevTools would have to serialise).
  */
 export const browserSessionActions = {
+  holdDrafts,
+  forgetDrafts,
   redirectToSignIn: (_: unknown, params: { returnTo: string }) => {
     globalThis.location.assign(signInUrl(params.returnTo));
   },

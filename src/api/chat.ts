@@ -19,6 +19,7 @@ import {
 import { chatSettingsMachine } from '../machines/chat-settings';
 import { conversationRoutingMachine } from '../machines/conversation-routing';
 import { anyBody, API_BASE, authHeaders, request } from './client';
+import { keepDraft, sessionUserId } from './drafts';
 
 export const MODEL_STORAGE_KEY = 'chatModel';
 
@@ -161,6 +162,9 @@ export const chatStreamActor = fromCallback<ChatSendEvent, ChatStreamInput>(({ i
 
 /** The chat machines wired to the real API; the screen adds navigation and toasts. */
 export const liveChatSendMachine = chatSendMachine.provide({
+  actions: {
+    keepDraft: ({ context }, params) => keepDraft('chat', sessionUserId(context.session), params.text),
+  },
   actors: {
     createConversation: fromPromise<Conversation, CreateConversationInput>(({ input }) => createConversation(input)),
     chatStream: chatStreamActor,

@@ -1,6 +1,7 @@
 import { fromPromise } from 'xstate';
 import type { GenerationReply, ImageRecord } from '../domain/image-record';
 import { generationMachine, type GenerateRequest } from '../machines/generation';
+import { keepDraft, sessionUserId } from './drafts';
 import { downloadImage, fetchMyImages, generateImage } from './images';
 
 /** The generation machine wired to the real API; the screen adds what needs the page. */
@@ -13,6 +14,7 @@ export const liveGenerationMachine = generationMachine.provide({
     }),
   },
   actions: {
+    keepDraft: ({ context }, params) => keepDraft('generation', sessionUserId(context.session), params.text),
     downloadImage: (_, params) => {
       // SPEC: a failed download is only logged.
       downloadImage(params.image).catch((error: unknown) => console.warn('[generation] download failed', error));

@@ -133,7 +133,7 @@ export const chatSendMachine = setup({
     context: {} as ChatSendContext,
     events: {} as ChatSendEvent,
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- xstate takes the input type from it
-    input: {} as { session?: AnyActorRef | null; routing?: AnyActorRef | null },
+    input: {} as { session?: AnyActorRef | null; routing?: AnyActorRef | null; draft?: string },
   },
   // Stryker restore all
   actors: {
@@ -151,6 +151,8 @@ export const chatSendMachine = setup({
   },
   actions: {
     notifyError: (_, _params: { problem: Problem }) => {},
+    /** What the input holds now, kept in case the session ends mid-work (issue #26). */
+    keepDraft: (_, _params: { text: string }) => {},
     setDraft: assign((_, params: { text: string }) => ({ draft: params.text })),
     startExchange: assign(
       (
@@ -275,7 +277,7 @@ export const chatSendMachine = setup({
   context: ({ input }) => ({
     session: input.session ?? null,
     routing: input.routing ?? null,
-    draft: '',
+    draft: input.draft ?? '',
     pending: null,
     conversationId: null,
     model: null,
@@ -286,9 +288,16 @@ export const chatSendMachine = setup({
   initial: 'idle',
   states: {
     idle: {
+      // Back from an exchange: the input is empty, or holds the text that failed.
+      entry: { type: 'keepDraft', params: ({ context }) => ({ text: context.draft }) },
       on: {
         // The input is disabled while a reply is on its way (SPEC 2), so drafts change only here.
-        'DRAFT.CHANGE': { actions: { type: 'setDraft', params: ({ event }) => ({ text: event.text }) } },
+        'DRAFT.CHANGE': {
+          actions: [
+            { type: 'setDraft', params: ({ event }) => ({ text: event.text }) },
+            { type: 'keepDraft', params: ({ event }) => ({ text: event.text }) },
+          ],
+        },
         SEND: [
           { guard: 'blank' },
           { guard: { type: 'disabled', params: ({ event }) => ({ disabled: event.disabled }) } },

@@ -181,6 +181,8 @@ export const generationMachine = setup({
     copyPrompt: (_, _params: { prompt: string }) => {},
     /** SPEC: a failed image fetch is only logged. */
     logFailure: (_, _params: { what: string; error: unknown }) => {},
+    /** The prompt as it is now, kept in case the session ends mid-work (issue #26). */
+    keepDraft: (_, _params: { text: string }) => {},
     setField: assign(({ context }, params: { field: GenerationField; value: string }) => ({
       form: { ...context.form, [params.field]: params.value },
     })),
@@ -266,19 +268,31 @@ export const generationMachine = setup({
         'BALANCE.SYNC': { actions: { type: 'setBalance', params: ({ event }) => ({ balance: event.balance }) } },
         'FIELD.CHANGE': {
           guard: 'editable',
-          actions: { type: 'setField', params: ({ event }) => ({ field: event.field, value: event.value }) },
+          actions: [
+            { type: 'setField', params: ({ event }) => ({ field: event.field, value: event.value }) },
+            { type: 'keepDraft', params: ({ context }) => ({ text: context.form.prompt }) },
+          ],
         },
         'TEMPLATE.APPLY': {
           guard: 'editable',
-          actions: { type: 'setPrompt', params: ({ event }) => ({ prompt: event.prompt }) },
+          actions: [
+            { type: 'setPrompt', params: ({ event }) => ({ prompt: event.prompt }) },
+            { type: 'keepDraft', params: ({ context }) => ({ text: context.form.prompt }) },
+          ],
         },
         'PROMPT.SET': {
           guard: 'editable',
-          actions: { type: 'setPrompt', params: ({ event }) => ({ prompt: event.prompt }) },
+          actions: [
+            { type: 'setPrompt', params: ({ event }) => ({ prompt: event.prompt }) },
+            { type: 'keepDraft', params: ({ context }) => ({ text: context.form.prompt }) },
+          ],
         },
         'FORM.PRESET': {
           guard: 'editable',
-          actions: { type: 'preset', params: ({ event }) => ({ values: event.values }) },
+          actions: [
+            { type: 'preset', params: ({ event }) => ({ values: event.values }) },
+            { type: 'keepDraft', params: ({ context }) => ({ text: context.form.prompt }) },
+          ],
         },
         'SEED.USE_LAST': { guard: and(['editable', 'hasLastSeed']), actions: 'useLastSeed' },
         SUBMIT: [

@@ -48,6 +48,10 @@ export const sessionMachine = setup({
     redirectToSignIn: (_, _params: { returnTo: string }) => {},
     /** SPEC: failures of the auth check and of the server logout are only logged. */
     logFailure: (_, _params: { what: string; error: unknown }) => {},
+    /** The session ended mid-work: what the user was typing waits for their sign-in (#26). */
+    holdDrafts: () => {},
+    /** A logout: nothing typed stays behind for the next person at the computer. */
+    forgetDrafts: () => {},
     setUser: assign((_, params: { user: User }) => ({ user: params.user })),
     clearUser: assign({ user: null }),
     setBalance: assign(({ context }, params: { balance: number }) => ({
@@ -78,9 +82,9 @@ export const sessionMachine = setup({
     authenticated: {
       initial: 'idle',
       on: {
-        LOGOUT: { target: 'unauthenticated.loggingOut', actions: 'clearUser' },
-        // Not a logout: the visitor is told, and the page is remembered for after sign-in.
-        'SESSION.EXPIRED': { target: 'unauthenticated.expired', actions: 'clearUser' },
+        LOGOUT: { target: 'unauthenticated.loggingOut', actions: ['clearUser', 'forgetDrafts'] },
+        // Not a logout: the visitor is told, and the page and drafts are kept for after sign-in.
+        'SESSION.EXPIRED': { target: 'unauthenticated.expired', actions: ['clearUser', 'holdDrafts'] },
         'BALANCE.CHANGED': {
           actions: { type: 'setBalance', params: ({ event }) => ({ balance: event.balance }) },
         },

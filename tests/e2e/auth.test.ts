@@ -82,6 +82,52 @@ describe('sign-in, language and logout in Chromium', () => {
     await context.close();
   });
 
+  // Issue #26 item 4: a session that ends mid-work (401 from any call) says so, keeps the page
+  // and what was typed; a logout keeps nothing for the next person.
+  it('keeps the page and the drafts (prompt, chat input) through a sign-in after the session ended', async () => {
+    const context = await browser().newContext({ viewport: { width: 1280, height: 800 }, locale: 'ru-RU' });
+    const page = await context.newPage();
+    const endSession = () => context.clearCookies({ name: 'session' });
+    const signInAgain = async (to: string) => {
+      await page.getByTestId('session-ended').waitFor();
+      expect(await page.getByTestId('session-ended').textContent()).toBe(
+        'Сеанс завершён. Войдите снова, чтобы продолжить с того же места.',
+      );
+      // The provider still knows this browser: no form this time.
+      await page.getByTestId('google-sign-in').click();
+      await page.waitForURL(`${baseUrl}${to}`);
+    };
+    await page.goto(`${baseUrl}/login`);
+    await signIn(page, 'drafter@example.com');
+    await page.waitForURL(`${baseUrl}/dashboard`);
+
+    const prompt = page.locator('#prompt');
+    await prompt.fill('A lighthouse that survives a sign-in');
+    await endSession();
+    await page.getByTestId('generate').click();
+    await page.waitForURL(/\/login\?redirect=%2Fdashboard/);
+    await signInAgain('/dashboard');
+    await page.getByTestId('token-balance').waitFor();
+    expect(await prompt.inputValue()).toBe('A lighthouse that survives a sign-in');
+    expect(await page.getByTestId('token-balance').textContent()).toBe('50 токенов');
+
+    await page.goto(`${baseUrl}/chat`);
+    const input = page.getByTestId('chat-input');
+    await input.fill('A question typed before the session ended');
+    await endSession();
+    await input.press('Enter');
+    await page.waitForURL(/\/login\?redirect=%2Fchat/);
+    await signInAgain('/chat');
+    await page.getByTestId('chat-input').waitFor();
+    expect(await page.getByTestId('chat-input').inputValue()).toBe('A question typed before the session ended');
+
+    // Logout forgets: the next person at this computer finds nothing typed.
+    await page.getByTestId('logout').click();
+    await page.waitForURL(/\/login$/);
+    expect(await page.evaluate(() => sessionStorage.getItem('drafts'))).toBeNull();
+    await context.close();
+  });
+
   it('remembers a deep page through sign-in and shows the mobile menu on a phone', async () => {
     const context = await browser().newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
     const page = await context.newPage();

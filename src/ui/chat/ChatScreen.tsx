@@ -9,6 +9,7 @@ import {
   liveConversationRoutingMachine,
   storedModel,
 } from '../../api/chat';
+import { heldDraft, sessionUserId } from '../../api/drafts';
 import { errorText } from '../../api/error-text';
 import { cannotPayAnyReply } from '../../domain/chat';
 import type { Message } from '../../domain/conversation';
@@ -108,7 +109,10 @@ export function ChatScreen() {
       }),
     [toasts],
   );
-  const chatSend = useActorRef(sendLogic, { input: { session, routing } });
+  // What was being typed when the session ended comes back after the sign-in (issue #26).
+  const chatSend = useActorRef(sendLogic, {
+    input: { session, routing, draft: heldDraft('chat', sessionUserId(session)) },
+  });
   useLiveActor('conversation-routing', routing);
   useLiveActor('chat-send', chatSend);
   useLiveActor('chat-settings', settings);

@@ -1,6 +1,7 @@
 import { getRouteApi } from '@tanstack/react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import { useEffect, useMemo } from 'react';
+import { heldDraft, sessionUserId } from '../../api/drafts';
 import { liveGenerationMachine } from '../../api/generation';
 import { formPreset } from '../../machines/generation';
 import { i18next } from '../../i18n';
@@ -36,7 +37,9 @@ export function DashboardScreen() {
     [toasts],
   );
   const preset = useMemo(() => formPreset(search), [search]);
-  const actor = useActorRef(machine, { input: { session, balance, prompt: search.prompt, preset } });
+  // Regenerate's prompt, else what was being typed when the session ended (issue #26).
+  const prompt = search.prompt ?? heldDraft('generation', sessionUserId(session));
+  const actor = useActorRef(machine, { input: { session, balance, prompt, preset } });
   useLiveActor('generation', actor);
 
   // Regenerate navigates here with ?prompt=...&model=...; the form takes them even when already open.
