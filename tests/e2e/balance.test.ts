@@ -50,7 +50,7 @@ describe('one balance, refusals and errors in the user language, in Chromium', (
 
     await spendEverythingElsewhere(page);
     expect(await balance.textContent()).toBe('50 токенов');
-    await page.getByLabel('Описание (промпт)').fill('Маяк на скале');
+    await page.getByLabel('Промпт', { exact: true }).fill('Маяк на скале');
     const generate = page.getByTestId('generate');
     expect(await generate.isDisabled()).toBe(false);
     await generate.click();

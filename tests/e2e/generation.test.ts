@@ -165,7 +165,7 @@ describe('image generation on the dashboard in Chromium', () => {
     await page.waitForURL(/\/login/);
     await signIn(page, 'e2e-generator-phone');
     await page.waitForURL(`${baseUrl}/dashboard`);
-    await page.getByLabel('Описание (промпт)').fill('Маяк на скале');
+    await page.getByLabel('Промпт', { exact: true }).fill('Маяк на скале');
     await page.getByTestId('generate').click();
     await page.getByTestId('generation-result').waitFor();
     // The result is below the form on a phone: it comes into view by itself.
@@ -176,8 +176,8 @@ describe('image generation on the dashboard in Chromium', () => {
       })
       .toBe(true);
     expect(await page.getByTestId('result-finish-reason').textContent()).toBe('Успешно');
-    await page.getByRole('button', { name: 'Копировать описание' }).click();
-    const toast = page.getByText('Описание скопировано', { exact: true });
+    await page.getByRole('button', { name: 'Копировать промпт' }).click();
+    const toast = page.getByText('Промпт скопирован', { exact: true });
     await toast.waitFor();
     const header = await page.locator('header').first().boundingBox();
     const toastBox = await toast.boundingBox();

@@ -51,11 +51,9 @@ describe('errors are worded by their code, in the user language', () => {
         { code: 'VALIDATION_ERROR', message: 'Prompt is required', details: { rule: 'promptRequired' } },
         'generation',
       ),
-    ).toBe('Введите описание');
+    ).toBe('Введите промпт');
     // A server VALIDATION_ERROR carrying SPEC's text is worded too.
-    expect(errorText({ code: 'VALIDATION_ERROR', message: 'Prompt is required' }, 'generation')).toBe(
-      'Введите описание',
-    );
+    expect(errorText({ code: 'VALIDATION_ERROR', message: 'Prompt is required' }, 'generation')).toBe('Введите промпт');
     expect(errorText({ code: 'CHAT_UPSTREAM', message: 'The language model service failed to answer.' }, 'chat')).toBe(
       'Сервис языковой модели не смог ответить. Попробуйте позже.',
     );

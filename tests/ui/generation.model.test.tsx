@@ -201,7 +201,7 @@ const TEXT = {
     generating: 'Генерация…',
     balance: (n: number) => `Ваш баланс: ${n}`,
     labels: {
-      prompt: 'Описание (промпт)',
+      prompt: 'Промпт',
       negativePrompt: 'Негативный промпт',
       seed: 'Сид',
       size: 'Размер изображения',
@@ -212,10 +212,10 @@ const TEXT = {
     useLastSeed: 'Последний сид',
     templates: ['Портрет', 'Пейзаж', 'Абстракция', 'Персонаж', 'Архитектура', 'Еда', 'Аниме', 'Киберпанк'],
     rules: {
-      promptRequired: 'Введите описание',
-      promptTooLong: 'Описание должно быть короче 2000 символов',
-      negativeTooLong: 'Негативный промпт должен быть короче 2000 символов',
-      seedInvalid: 'Сид должен быть числом от 0 до 4294967295',
+      promptRequired: 'Введите промпт',
+      promptTooLong: 'Промпт должен быть короче 2\u00a0000 символов',
+      negativeTooLong: 'Негативный промпт должен быть короче 2\u00a0000 символов',
+      seedInvalid: 'Сид должен быть числом от 0 до 4\u00a0294\u00a0967\u00a0295',
       sizeRequired: 'Выберите размер изображения',
       aspectRequired: 'Выберите соотношение сторон',
       variantRequired: 'Для SD3 нужно выбрать вариант модели',
@@ -236,8 +236,8 @@ const TEXT = {
     styles: { cinematic: 'Кинематографичный' } as Record<string, string>,
     finish: { SUCCESS: 'Успешно', CONTENT_FILTERED: 'Заблокировано фильтром' } as Record<string, string>,
     download: 'Скачать',
-    copyPrompt: 'Копировать описание',
-    copied: 'Описание скопировано',
+    copyPrompt: 'Копировать промпт',
+    copied: 'Промпт скопирован',
     recentTitle: 'Последние изображения',
     showAll: 'Показать все',
     recentEmpty: 'Здесь появятся ваши изображения.',
@@ -259,7 +259,7 @@ const TEXT = {
       'Воображение — начало творения.',
       'Хорошие идеи заслуживают красивой картинки.',
       'Рисуем светом и числами…',
-      'Каждое описание — новое приключение.',
+      'Каждый промпт — новое приключение.',
       'Вдохновение уже в пути.',
       'Искусство — это не то, что видите вы, а то, что вы показываете другим.',
       'Набрасываем первые линии…',
@@ -598,6 +598,15 @@ const useLastSeed = (lang: Language) =>
   within(tid('generation-form')).getByText(TEXT[lang].useLastSeed).closest('button')!;
 
 /** The form as SPEC section 2 lists it, with the values the user gave it. */
+/**
+ * Issue #26 item 8: one rule for templates on both screens, said next to them: they fill in
+ * an English prompt (in Russian too), as the models understand English best.
+ */
+const TEMPLATES_NOTE: Record<Language, string> = {
+  en: 'Templates fill in an English prompt: the models understand English best.',
+  ru: 'Шаблоны вставляют промпт на английском: модели лучше всего понимают английский.',
+};
+
 function formShows(f: Facts, lang: Language) {
   const text = TEXT[lang];
   // Model choice: the four models, with their costs (SPEC sections 3 and 9).
@@ -610,7 +619,10 @@ function formShows(f: Facts, lang: Language) {
   const prompt = byId<HTMLTextAreaElement>('prompt');
   expect(prompt.value).toBe(f.prompt);
   expect(disabled(prompt)).toBe(f.generating);
-  expect(tid('prompt-counter').textContent).toBe(`${f.prompt.length}/${PROMPT_MAX}`);
+  // Numbers grouped as the language does, as everywhere (issue #26 item 8): 0/2 000, 0/2,000.
+  const grouped = (n: number) => new Intl.NumberFormat(lang).format(n);
+  expect(tid('templates-note').textContent).toBe(TEMPLATES_NOTE[lang]);
+  expect(tid('prompt-counter').textContent).toBe(`${grouped(f.prompt.length)}/${grouped(PROMPT_MAX)}`);
   expect(byId<HTMLTextAreaElement>('negativePrompt').value).toBe(f.negativePrompt);
   expect(byId<HTMLInputElement>('seed').value).toBe(f.seed);
   // original takes an image size, the other models an aspect ratio (SPEC section 2).

@@ -72,7 +72,7 @@ const TEXT = {
   },
   ru: {
     photoRequired: 'Сначала загрузите фото',
-    promptRequired: 'Введите описание портрета',
+    promptRequired: 'Введите промпт для портрета',
     insufficient: 'Недостаточно токенов. Для создания портрета нужно 12 токенов.',
     tooLarge: (mb: string) => `Размер файла должен быть меньше 10 МБ. Текущий размер: ${mb} МБ`,
     badType: 'Поддерживаются только форматы JPG, PNG и WebP',
@@ -84,8 +84,8 @@ const TEXT = {
     balance: (n: number) => `Ваш баланс: ${n} ${plural('ru', n, { one: 'токен', few: 'токена', other: 'токенов' })}`,
     header: (n: number) => `${n} ${plural('ru', n, { one: 'токен', few: 'токена', other: 'токенов' })}`,
     cost: 'Стоимость: 12 токенов',
-    knight: 'Мужчина в средневековых доспехах, замок на фоне, кинематографичный свет',
-    winter: 'Женщина в зимнем лесу, шерстяной шарф, падающий снег, холодные тона',
+    knight: 'A man in medieval armour, a castle behind him, cinematic lighting',
+    winter: 'A woman in a winter forest, a wool scarf, falling snow, cool tones',
   },
 };
 
@@ -142,7 +142,8 @@ function factsOf(events: readonly AnyEventObject[], lang: Language): Facts {
           f.error = null;
         } else {
           f.refused = sample;
-          f.error = sample.type === 'image/gif' ? TEXT[lang].badType : TEXT[lang].tooLarge('11.00');
+          f.error =
+            sample.type === 'image/gif' ? TEXT[lang].badType : TEXT[lang].tooLarge(lang === 'ru' ? '11,00' : '11.00');
         }
         break;
       }
@@ -192,10 +193,19 @@ function factsOf(events: readonly AnyEventObject[], lang: Language): Facts {
 /** Disabled itself or by its fieldset, as the browser decides it. */
 const disabled = (element: Element) => element.matches(':disabled');
 const form = () => screen.getByTestId('portrait-form');
-const prompt = () => screen.getByRole<HTMLTextAreaElement>('textbox', { name: /description|описание/i });
+const prompt = () => screen.getByRole<HTMLTextAreaElement>('textbox', { name: /description|промпт/i });
 const submit = () => screen.getByTestId<HTMLButtonElement>('generate-portrait');
 
 /** What SPEC shows on the form whatever the state. */
+/**
+ * Issue #26 item 8: one rule for templates on both screens, said next to them: they fill in
+ * an English prompt (in Russian too), as the models understand English best.
+ */
+const TEMPLATES_NOTE: Record<Language, string> = {
+  en: 'Templates fill in an English prompt: the models understand English best.',
+  ru: 'Шаблоны вставляют промпт на английском: модели лучше всего понимают английский.',
+};
+
 function formShows(ui: OpenApp, reached: Reached) {
   const f = factsOf(reached.events, reached.lang);
   const text = TEXT[reached.lang];
@@ -206,6 +216,7 @@ function formShows(ui: OpenApp, reached: Reached) {
   expect(prompt().value).toBe(f.prompt);
   expect(screen.getByTestId<HTMLInputElement>(`aspect-${f.aspect}`).checked).toBe(true);
   expect(screen.getByTestId(`tab-${f.tab}`).getAttribute('aria-selected')).toBe('true');
+  expect(screen.getByTestId('templates-note').textContent).toBe(TEMPLATES_NOTE[reached.lang]);
   // The preview shows the file name and size (SPEC section 2).
   if (f.photo) {
     expect(screen.getByTestId('photo-name').textContent).toBe(f.photo.name);

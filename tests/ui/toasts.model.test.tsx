@@ -46,14 +46,14 @@ const MESSAGE: Record<Language, Record<Kind, string>> = {
     info: 'Please try again later',
   },
   ru: {
-    success: 'Описание скопировано',
+    success: 'Промпт скопирован',
     error: 'Не удалось отправить сообщение',
     warning: 'Недостаточно токенов',
     info: 'Попробуйте позже',
   },
 };
-const COPY_PROMPT: Record<Language, string> = { en: 'Copy Prompt', ru: 'Копировать описание' };
-const PROMPT: Record<Language, string> = { en: 'Prompt', ru: 'Описание (промпт)' };
+const COPY_PROMPT: Record<Language, string> = { en: 'Copy Prompt', ru: 'Копировать промпт' };
+const PROMPT: Record<Language, string> = { en: 'Prompt', ru: 'Промпт' };
 
 /** A generation, so the result with its Copy Prompt button is on the dashboard. */
 const GENERATED = {

@@ -12,6 +12,7 @@ export const generationEn: typeof generationRu = {
     promptPlaceholder: 'Describe the image you want to see…',
     counter: '{{length}}/{{max}}',
     templates: 'Prompt templates',
+    templatesNote: 'Templates fill in an English prompt: the models understand English best.',
     size: 'Image size',
     aspectRatio: 'Aspect ratio',
     negativePrompt: 'Negative prompt',

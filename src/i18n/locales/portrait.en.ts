@@ -15,6 +15,7 @@ export const portraitEn: typeof portraitRu = {
     previewAlt: 'Chosen photo: {{name}}',
     fileSize: 'Size: {{size}}',
     templates: 'Quick templates',
+    templatesNote: 'Templates fill in an English prompt: the models understand English best.',
     male: 'Male',
     female: 'Female',
     prompt: 'Portrait description',

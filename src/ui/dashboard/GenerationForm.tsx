@@ -110,6 +110,9 @@ export function GenerationForm({ actor }: { actor: GenerationRef }) {
 
       <div>
         <span className={labelClass}>{t('generation:form.templates')}</span>
+        <p className="mt-0.5 text-xs text-slate-600" data-testid="templates-note">
+          {t('generation:form.templatesNote')}
+        </p>
         <div className="mt-2 flex flex-wrap gap-2">
           {TEMPLATE_KEYS.map((key) => (
             <button

@@ -2,7 +2,7 @@ import { useSelector } from '@xstate/react';
 import { ImagePlus, Sparkles, X } from 'lucide-react';
 import { Tabs } from 'radix-ui';
 import { useRef, useState, type DragEvent } from 'react';
-import { formatFileSize } from '../../domain/format';
+import { formatFileSize } from '../../i18n/format';
 import { PROMPT_MAX_LENGTH } from '../../domain/images';
 import { PORTRAIT_ASPECT_RATIOS, PORTRAIT_COST, UPLOAD_ACCEPT } from '../../domain/portraits';
 import { textLength } from '../../domain/text';
@@ -134,6 +134,9 @@ export function PortraitForm({ actor }: { actor: PortraitRef }) {
 
         <div>
           <span className={labelClass}>{t('portrait:form.templates')}</span>
+          <p className="mt-0.5 text-xs text-slate-600" data-testid="templates-note">
+            {t('portrait:form.templatesNote')}
+          </p>
           <Tabs.Root
             value={tab}
             onValueChange={(value) => actor.send({ type: 'TAB.SELECT', tab: value as PortraitTab })}
