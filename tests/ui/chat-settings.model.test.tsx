@@ -93,27 +93,28 @@ const TEXT = {
       'llama-3': 'Priced in balance tokens: about 0.2 per 1000 tokens of text.',
     } as Record<ModelId, string>,
     fallback: 'The model “gone-model” is no longer available: GPT-4o is selected instead.',
-    bar: (name: string, limit: number) => `Model: ${name}Context: ${limit} ${limit === 1 ? 'token' : 'tokens'}`,
+    bar: (name: string, limit: number) =>
+      `Model: ${name}Context: ${new Intl.NumberFormat('en').format(limit)} ${limit === 1 ? 'token' : 'tokens'}`,
   },
   ru: {
     labels: {
-      'gpt-4o': 'GPT-4o (250/1000 за 1M токенов)',
+      'gpt-4o': 'GPT-4o (250/1\u00a0000 за 1M токенов)',
       'gpt-4o-mini': 'GPT-4o Mini (15/60 за 1M токенов)',
-      'llama-3': 'Llama 3 (~0.2 за 1000 токенов)',
+      'llama-3': 'Llama 3 (~0,2 за 1\u00a0000 токенов)',
     } as Record<ModelId, string>,
     title: 'Настройки чата',
     close: 'Закрыть',
     modelLabel: 'Модель',
     limitLabel: 'Лимит токенов контекста',
-    priceNote: '1000 токенов — это примерно 750 слов.',
+    priceNote: '1\u00a0000 токенов — это примерно 750 слов.',
     price: {
-      'gpt-4o': 'Цена в токенах баланса: 250 за 1M токенов вашего текста, 1000 за 1M токенов ответа.',
+      'gpt-4o': 'Цена в токенах баланса: 250 за 1M токенов вашего текста, 1\u00a0000 за 1M токенов ответа.',
       'gpt-4o-mini': 'Цена в токенах баланса: 15 за 1M токенов вашего текста, 60 за 1M токенов ответа.',
-      'llama-3': 'Цена в токенах баланса: около 0.2 за 1000 токенов текста.',
+      'llama-3': 'Цена в токенах баланса: около 0,2 за 1\u00a0000 токенов текста.',
     } as Record<ModelId, string>,
     fallback: 'Модель «gone-model» больше недоступна: выбрана GPT-4o.',
     bar: (name: string, limit: number) =>
-      `Модель: ${name}Контекст: ${limit} ${plural('ru', limit, { one: 'токен', few: 'токена', other: 'токенов' })}`,
+      `Модель: ${name}Контекст: ${new Intl.NumberFormat('ru').format(limit)} ${plural('ru', limit, { one: 'токен', few: 'токена', other: 'токенов' })}`,
   },
 };
 
@@ -291,7 +292,8 @@ export const model: ScreenModel<OpenApp> = {
           );
           expect(select().value).toBe(f.model);
           expect(within(modal).getByText(DESCRIPTIONS[f.model!])).toBeTruthy();
-          expect(within(modal).getByText(text.priceNote)).toBeTruthy();
+          // Testing Library reads a no-break space in the page as a plain one.
+          expect(within(modal).getByText(text.priceNote.replace(/\u00a0/g, ' '))).toBeTruthy();
           expect(within(modal).getByTestId('model-price').textContent).toBe(text.price[f.model!]);
           expect(within(modal).getByLabelText(text.limitLabel)).toBe(limitBox());
           expect([limitBox().type, limitBox().min, limitBox().max, limitBox().step]).toEqual([
