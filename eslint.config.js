@@ -1,4 +1,6 @@
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -32,14 +34,63 @@ export default tseslint.config(
     rules: { ...reactHooks.configs.recommended.rules },
   },
   {
-    // Views render state and send events: network calls belong to src/api actors.
+    // Views render state and send events: network calls belong to src/api actors, and a view
+    // takes from src/api only those actors (live…Machine, with the stored model choice the
+    // chat settings actor starts from, the drafts a screen's actor starts from) and the
+    // wording of problems (api/error-text.ts).
     files: ['src/ui/**/*.{ts,tsx}', 'src/machines/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: [{ name: 'wretch', message: 'Do I/O in src/api and inject it into machines.' }] },
+        {
+          paths: [{ name: 'wretch', message: 'Do I/O in src/api and inject it into machines.' }],
+          patterns: [
+            {
+              regex: '(^|/)api/(?!error-text$)[^/]+$',
+              allowImportNamePattern: '^(live[A-Z]\\w*Machine|storedModel|heldDraft|sessionUserId)$',
+              allowTypeImports: true,
+              message: 'A view takes the actors src/api provides (live…Machine), not its requests or client.',
+            },
+          ],
+        },
       ],
       'no-restricted-globals': ['error', { name: 'fetch', message: 'Do I/O in src/api and inject it into machines.' }],
+    },
+  },
+  {
+    // #27: the layers' boundaries and no import cycles, checked rather than kept by habit.
+    // Type-only imports do not count as a cycle (they leave nothing at run time).
+    files: ['src/**/*.{ts,tsx}', 'server/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver()],
+      // Without these the plugin reads no TypeScript module it resolves, and sees no cycle.
+      'import-x/extensions': ['.ts', '.tsx', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: './src/domain',
+              from: './src',
+              except: ['./domain'],
+              message: 'src/domain imports nothing of ours: it is the rules, shared by every layer.',
+            },
+            { target: './src/domain', from: './server', message: 'src/domain imports nothing of ours.' },
+            {
+              target: './src/machines',
+              from: './src',
+              except: ['./domain', './machines'],
+              message: 'src/machines import only src/domain: the app provides their I/O (src/api).',
+            },
+            { target: './src/machines', from: './server', message: 'src/machines import only src/domain.' },
+          ],
+        },
+      ],
     },
   },
   {
