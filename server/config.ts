@@ -255,6 +255,14 @@ const envSchema = z
     IMAGE_OFFLINE_DELAY_MS: z.coerce.number().int().min(0).default(0),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
     METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional()),
+    // The OpenAPI description (/api/openapi.json) and its viewer (/api/docs): on outside
+    // production unless API_DOCS=false, in production only with API_DOCS=true.
+    API_DOCS: optionalString.pipe(
+      z
+        .enum(['true', 'false', '1', '0'], { message: 'API_DOCS must be true or false' })
+        .optional()
+        .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1')),
+    ),
   })
   .superRefine((env, ctx) => {
     if (env.HEADERS_TIMEOUT_MS > env.REQUEST_TIMEOUT_MS) {
@@ -308,6 +316,8 @@ export interface Config extends Env {
   /** Where the built SPA lives; absent in API-only tests. */
   webDir?: string;
   isProduction: boolean;
+  /** Whether /api/openapi.json and /api/docs are served (API_DOCS, else outside production). */
+  apiDocs: boolean;
   /** The bucket's region; S3-compatible stores often ignore it. */
   S3_REGION: string;
 }
@@ -337,6 +347,7 @@ export function parseConfig(
     imagesDir: path.join(dataDir, 'images'),
     webDir: path.resolve('dist'),
     isProduction: e.NODE_ENV === 'production',
+    apiDocs: e.API_DOCS ?? e.NODE_ENV !== 'production',
     S3_REGION: e.S3_REGION ?? 'us-east-1',
     ...overrides,
   };

@@ -1,0 +1,37 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import type { Config } from '../config';
+
+export const OPENAPI_PATH = '/api/openapi.json';
+export const API_DOCS_PREFIX = '/api/docs';
+
+/**
+ * The OpenAPI 3 description of every route, made from the routes' zod schemas, at
+ * /api/openapi.json, and a viewer at /api/docs (its files come from node_modules).
+ * Served when config.apiDocs says so (API_DOCS; off in production by default). Must be
+ * registered before the routes: it collects them as they are added.
+ */
+export async function registerApiDocs(server: FastifyInstance, config: Config): Promise<void> {
+  if (!config.apiDocs) return;
+  await server.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'imagegen',
+        version: '1.0.0',
+        description:
+          'Image generation, portraits, chat and payments (SPEC section 7). Signed-in routes need the session ' +
+          'cookie; every refusal answers `{ success: false, code, message }` with the message in the ' +
+          "user's language, and a 5xx adds `requestId`.",
+      },
+      components: {
+        securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'session' } },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await server.register(swaggerUi, { routePrefix: API_DOCS_PREFIX });
+  server.get(OPENAPI_PATH, { schema: { hide: true } }, async () => server.swagger());
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+/**
+ * The answers' common shapes, for route schemas (every route declares its params, query,
+ * body and answers in zod; the OpenAPI description at /api/openapi.json is made from them).
+ * Answers are loose objects: a description never hides a field the client reads.
+ */
+
+/** `{ success: true, data }`: most answers. */
+export function ok<T extends z.ZodType>(data: T) {
+  return z.looseObject({ success: z.literal(true), data });
+}
+
+/** `{ success: true, message }`: deletions, sign-out. */
+export const doneMessage = z.looseObject({ success: z.literal(true), message: z.string() });
+
+/** Every refusal and failure (src/domain/errors.ts ErrorBody); 5xx carry a request id. */
+export const errorBody = z.looseObject({
+  success: z.literal(false),
+  code: z.string(),
+  message: z.string().describe("The rule's own message, in the user's language"),
+  requestId: z.string().optional(),
+  details: z.unknown().optional(),
+});
+
+/** A redirect: the Location header says where, there is no body. */
+export const redirect = z.undefined().describe('Redirect; the Location header says where');
+
+/** A page or a file, not JSON. */
+export function nonJson(contentType: string, description: string) {
+  return { description, content: { [contentType]: { schema: z.string() } } };
+}
+
+/** Tags group the routes in the viewer (/api/docs). */
+export type Tag = 'Auth' | 'Images' | 'Portraits' | 'Chat' | 'Payments' | 'Sandbox' | 'Probes';
