@@ -48,10 +48,31 @@ const isNotFound = (error: unknown) =>
 type ListName = 'models' | 'conversations';
 
 /**
- * Once the page is ready, a list whose first load failed shows so, with Retry. Typed
- * here: inside setup() its own action map would take part in inferring its type.
+ * A list failed to load: why is kept (shown with Retry once the page is ready) and told.
+ * Typed here, as the two below: inside setup() its own action map would take part in
+ * inferring its type.
  */
-const showFailures = enqueueActions<
+const listFailed = enqueueActions<
+  ConversationRoutingContext,
+  ConversationRoutingEvent,
+  { list: ListName; error: unknown },
+  ConversationRoutingEvent,
+  never,
+  { type: 'notifyError'; params: { problem: Problem } },
+  never,
+  never,
+  never
+>(({ context, enqueue }, { list, error }) => {
+  const problem = problemOf(error, chatProblem(list === 'models' ? 'loadModels' : 'loadConversations'));
+  enqueue.assign({ failures: { ...context.failures, [list]: problem } });
+  enqueue({ type: 'notifyError', params: { problem } });
+});
+
+/**
+ * Once the page is ready: a list whose first load failed shows so, with Retry, and the
+ * route remembered while the lists loaded is followed, as any later route is.
+ */
+const whenReady = enqueueActions<
   ConversationRoutingContext,
   ConversationRoutingEvent,
   undefined,
@@ -64,6 +85,7 @@ const showFailures = enqueueActions<
 >(({ context, enqueue }) => {
   if (context.failures.models) enqueue.raise({ type: 'MODELS.FAILED' });
   if (context.failures.conversations) enqueue.raise({ type: 'CONVERSATIONS.FAILED' });
+  enqueue.raise({ type: 'ROUTE.CHANGED', param: context.routeParam });
 });
 
 /**
@@ -98,16 +120,8 @@ export const conversationRoutingMachine = setup({
     navigate: (_, _params: { to: string; replace: boolean }) => {},
     redirectToChat: () => {},
     notifyError: (_, _params: { problem: Problem }) => {},
-    setFailure: assign(({ context }, params: { list: ListName; error: unknown }) => ({
-      failures: {
-        ...context.failures,
-        [params.list]: problemOf(
-          params.error,
-          chatProblem(params.list === 'models' ? 'loadModels' : 'loadConversations'),
-        ),
-      },
-    })),
-    showFailures,
+    listFailed,
+    whenReady,
     clearFailure: assign(({ context }, params: { list: ListName }) => ({
       failures: { ...context.failures, [params.list]: null },
     })),
@@ -161,9 +175,6 @@ export const conversationRoutingMachine = setup({
     }),
   },
   guards: {
-    routeInvalid: ({ context }) =>
-      context.routeParam !== undefined && parseConversationId(context.routeParam) === undefined,
-    routeEmpty: ({ context }) => context.routeParam === undefined,
     paramInvalid: (_, params: { param: string | undefined }) =>
       params.param !== undefined && parseConversationId(params.param) === undefined,
     paramEmpty: (_, params: { param: string | undefined }) => params.param === undefined,
@@ -185,6 +196,7 @@ export const conversationRoutingMachine = setup({
   },
   initial: 'initialising',
   states: {
+    // The lists load first; the route is only remembered meanwhile, and followed once ready.
     initialising: {
       initial: 'loadingModels',
       on: {
@@ -203,100 +215,28 @@ export const conversationRoutingMachine = setup({
             },
             onError: {
               target: 'loadingConversations',
-              actions: [
-                { type: 'setFailure', params: ({ event }) => ({ list: 'models' as const, error: event.error }) },
-                {
-                  type: 'notifyError',
-                  params: ({ context }) => ({ problem: context.failures.models ?? chatProblem('loadModels') }),
-                },
-              ],
+              actions: { type: 'listFailed', params: ({ event }) => ({ list: 'models', error: event.error }) },
             },
           },
         },
         loadingConversations: {
-          // Where the route leads once the lists are in (SPEC section 2 "Chat", section 4).
           invoke: {
             src: 'loadConversations',
-            onDone: [
-              {
-                guard: 'routeInvalid',
-                target: '#chatRouting.ready.conversation.none',
-                actions: [
-                  { type: 'setConversations', params: ({ event }) => ({ conversations: event.output }) },
-                  'redirectToChat',
-                ],
-              },
-              {
-                guard: 'routeEmpty',
-                target: '#chatRouting.ready.conversation.none',
-                actions: [{ type: 'setConversations', params: ({ event }) => ({ conversations: event.output }) }],
-              },
-              {
-                target: '#chatRouting.ready.conversation.loading',
-                actions: [
-                  { type: 'setConversations', params: ({ event }) => ({ conversations: event.output }) },
-                  'targetRoute',
-                ],
-              },
-            ],
-            onError: [
-              {
-                guard: 'routeInvalid',
-                target: '#chatRouting.ready.conversation.none',
-                actions: [
-                  {
-                    type: 'setFailure',
-                    params: ({ event }) => ({ list: 'conversations' as const, error: event.error }),
-                  },
-                  {
-                    type: 'notifyError',
-                    params: ({ context }) => ({
-                      problem: context.failures.conversations ?? chatProblem('loadConversations'),
-                    }),
-                  },
-                  'redirectToChat',
-                ],
-              },
-              {
-                guard: 'routeEmpty',
-                target: '#chatRouting.ready.conversation.none',
-                actions: [
-                  {
-                    type: 'setFailure',
-                    params: ({ event }) => ({ list: 'conversations' as const, error: event.error }),
-                  },
-                  {
-                    type: 'notifyError',
-                    params: ({ context }) => ({
-                      problem: context.failures.conversations ?? chatProblem('loadConversations'),
-                    }),
-                  },
-                ],
-              },
-              {
-                target: '#chatRouting.ready.conversation.loading',
-                actions: [
-                  {
-                    type: 'setFailure',
-                    params: ({ event }) => ({ list: 'conversations' as const, error: event.error }),
-                  },
-                  {
-                    type: 'notifyError',
-                    params: ({ context }) => ({
-                      problem: context.failures.conversations ?? chatProblem('loadConversations'),
-                    }),
-                  },
-                  'targetRoute',
-                ],
-              },
-            ],
+            onDone: {
+              target: '#chatRouting.ready',
+              actions: { type: 'setConversations', params: ({ event }) => ({ conversations: event.output }) },
+            },
+            onError: {
+              target: '#chatRouting.ready',
+              actions: { type: 'listFailed', params: ({ event }) => ({ list: 'conversations', error: event.error }) },
+            },
           },
         },
       },
     },
     ready: {
       type: 'parallel',
-      entry: 'showFailures',
+      entry: 'whenReady',
       on: {
         'MESSAGES.APPENDED': {
           actions: {
@@ -308,13 +248,19 @@ export const conversationRoutingMachine = setup({
       states: {
         conversation: {
           initial: 'none',
-          // Only the conversation region changes: `ready`'s other regions (a deletion under
-          // way, a failed list) are left as they are.
+          // Where the route leads (SPEC section 2 "Chat", section 4). Declared on the region,
+          // not on `ready`, so that only this region changes: a deletion under way or a failed
+          // list is left as it is. Its descendants are left and entered again, so going to
+          // `loading` from `loading` starts the new load in place of the old one.
           on: {
             'ROUTE.CHANGED': [
               {
+                guard: { type: 'paramIsTarget', params: ({ event }) => ({ param: event.param }) },
+                actions: { type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) },
+              },
+              {
                 guard: { type: 'paramInvalid', params: ({ event }) => ({ param: event.param }) },
-                target: '#chatRouting.ready.conversation.none',
+                target: '.none',
                 actions: [
                   { type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) },
                   'clearCurrent',
@@ -323,20 +269,16 @@ export const conversationRoutingMachine = setup({
               },
               {
                 guard: { type: 'paramEmpty', params: ({ event }) => ({ param: event.param }) },
-                target: '#chatRouting.ready.conversation.none',
+                target: '.none',
                 actions: [{ type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) }, 'clearCurrent'],
               },
               {
-                guard: { type: 'paramIsTarget', params: ({ event }) => ({ param: event.param }) },
-                actions: { type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) },
-              },
-              {
-                target: '#chatRouting.ready.conversation.loading',
+                target: '.loading',
                 actions: [{ type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) }, 'targetRoute'],
               },
             ],
             'CONVERSATION.CREATED': {
-              target: '#chatRouting.ready.conversation.loading',
+              target: '.loading',
               actions: [
                 { type: 'selectCreated', params: ({ event }) => ({ conversation: event.conversation }) },
                 {
@@ -350,53 +292,6 @@ export const conversationRoutingMachine = setup({
           states: {
             none: {},
             loading: {
-              // Another conversation while one loads: this state is left and entered again, so
-              // the new load replaces the old one (declared here, not on the region, so that
-              // only the region is re-entered, never the whole parallel state).
-              on: {
-                'ROUTE.CHANGED': [
-                  {
-                    guard: { type: 'paramInvalid', params: ({ event }) => ({ param: event.param }) },
-                    target: '#chatRouting.ready.conversation.none',
-                    actions: [
-                      { type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) },
-                      'clearCurrent',
-                      'redirectToChat',
-                    ],
-                  },
-                  {
-                    guard: { type: 'paramEmpty', params: ({ event }) => ({ param: event.param }) },
-                    target: '#chatRouting.ready.conversation.none',
-                    actions: [
-                      { type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) },
-                      'clearCurrent',
-                    ],
-                  },
-                  {
-                    guard: { type: 'paramIsTarget', params: ({ event }) => ({ param: event.param }) },
-                    actions: { type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) },
-                  },
-                  {
-                    target: '#chatRouting.ready.conversation.loading',
-                    reenter: true,
-                    actions: [
-                      { type: 'setRouteParam', params: ({ event }) => ({ param: event.param }) },
-                      'targetRoute',
-                    ],
-                  },
-                ],
-                'CONVERSATION.CREATED': {
-                  target: '#chatRouting.ready.conversation.loading',
-                  reenter: true,
-                  actions: [
-                    { type: 'selectCreated', params: ({ event }) => ({ conversation: event.conversation }) },
-                    {
-                      type: 'navigate',
-                      params: ({ event }) => ({ to: `/chat/${event.conversation.id}`, replace: false }),
-                    },
-                  ],
-                },
-              },
               invoke: {
                 src: 'loadConversation',
                 input: ({ context }) => ({ id: context.targetId ?? 0 }),
@@ -484,18 +379,10 @@ export const conversationRoutingMachine = setup({
                 },
                 onError: {
                   target: 'failed',
-                  actions: [
-                    {
-                      type: 'setFailure',
-                      params: ({ event }) => ({ list: 'conversations' as const, error: event.error }),
-                    },
-                    {
-                      type: 'notifyError',
-                      params: ({ context }) => ({
-                        problem: context.failures.conversations ?? chatProblem('loadConversations'),
-                      }),
-                    },
-                  ],
+                  actions: {
+                    type: 'listFailed',
+                    params: ({ event }) => ({ list: 'conversations', error: event.error }),
+                  },
                 },
               },
             },
@@ -520,13 +407,7 @@ export const conversationRoutingMachine = setup({
                 },
                 onError: {
                   target: 'failed',
-                  actions: [
-                    { type: 'setFailure', params: ({ event }) => ({ list: 'models' as const, error: event.error }) },
-                    {
-                      type: 'notifyError',
-                      params: ({ context }) => ({ problem: context.failures.models ?? chatProblem('loadModels') }),
-                    },
-                  ],
+                  actions: { type: 'listFailed', params: ({ event }) => ({ list: 'models', error: event.error }) },
                 },
               },
             },
