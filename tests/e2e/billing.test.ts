@@ -45,8 +45,8 @@ describe('billing in Chromium through the sandbox checkout', () => {
     expect(await page.getByTestId('plan-pro-price').textContent()).toBe('700 ₽/month');
     expect(await page.getByTestId('plan-pro').textContent()).toContain('1,000 tokens monthly');
     expect(await page.getByTestId('plan-pro').textContent()).toContain('7-day trial');
-    expect(await page.getByTestId('plan-premium-price').textContent()).toBe('1400 ₽/month');
-    expect(await page.getByTestId('plan-premium').textContent()).toContain('2500 tokens monthly');
+    expect(await page.getByTestId('plan-premium-price').textContent()).toBe('1,400 ₽/month');
+    expect(await page.getByTestId('plan-premium').textContent()).toContain('2,500 tokens monthly');
     expect(await page.getByTestId('plan-premium').textContent()).toContain('Unused tokens roll over');
     expect(await page.getByTestId('plan-payg-price').textContent()).toBe('0.7 ₽ per token');
     // The spend history starts with the welcome tokens.
@@ -61,7 +61,7 @@ describe('billing in Chromium through the sandbox checkout', () => {
     expect(await page.getByTestId('purchase-total').textContent()).toBe('70.00 ₽');
     expect(await page.getByTestId('purchase-modal').textContent()).toContain('About one generation per 5 tokens');
     await amount.fill('2500');
-    expect(await page.getByTestId('purchase-total').textContent()).toBe('1750.00 ₽');
+    expect(await page.getByTestId('purchase-total').textContent()).toBe('1,750.00 ₽');
     // An amount that cannot be bought: SPEC 5's message at once, no price, Pay disabled (#26).
     await amount.fill('49');
     expect(await page.getByTestId('purchase-problem').textContent()).toBe(

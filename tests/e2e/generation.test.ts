@@ -67,7 +67,7 @@ describe('image generation on the dashboard in Chromium', () => {
     await prompt.fill('p'.repeat(2001));
     await negative.fill('n'.repeat(2001));
     await seed.fill('abc');
-    expect(await page.getByTestId('prompt-counter').textContent()).toBe('2001/2000');
+    expect(await page.getByTestId('prompt-counter').textContent()).toBe('2,001/2,000');
     const error = page.getByTestId('generation-error');
     await generate.click();
     expect(await error.textContent()).toBe('Prompt must be less than 2000 characters');
