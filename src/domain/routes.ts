@@ -5,8 +5,10 @@ import { NEGATIVE_PROMPT_MAX_LENGTH, PROMPT_MAX_LENGTH } from './image-catalogue
 /**
  * SPEC section 2: the app's screens, the one list that the router (src/ui/router.tsx), its
  * preloads, the server's page answers (server/http/pages.ts, server/http/web.ts) and the
- * header's tabs (src/ui/shell/nav.ts) read. A new screen is an entry here and its screen
- * module (the router's screen map is typed by this list, so it names the module).
+ * header's tabs (navTabs below) read. A new screen is an entry here and its screen module:
+ * the router's maps of screens and of routes are typed by this list, so the compiler asks
+ * for the screen's lazy import and its route there, and the route takes its place in the
+ * tree from here.
  *
  * - `path`: the address (one trailing slash allowed, as everywhere in the SPA);
  * - `param`: a child path segment the same screen answers (`/chat/{conversationId}`);
@@ -78,6 +80,11 @@ export type ProtectedScreenName = {
 }[ScreenName];
 
 export const screenNames = Object.keys(screens) as ScreenName[];
+
+/** The screens inside the app's shell, for signed-in visitors only. */
+export const protectedScreenNames = screenNames.filter(
+  (name): name is ProtectedScreenName => screens[name].access === 'protected',
+);
 
 const escaped = (path: string) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

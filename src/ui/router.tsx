@@ -15,7 +15,7 @@ import { useAppActors } from './app-context';
 import { Deferred } from './common/Deferred';
 import { ErrorFallback, NotFound } from './common/ErrorFallback';
 import { FullScreenSpinner } from './common/Spinner';
-import { parseSearchText, screens, stringifySearchText, type ScreenName } from '../domain/routes';
+import { parseSearchText, protectedScreenNames, screens, stringifySearchText, type ScreenName } from '../domain/routes';
 
 /*
  * Code splitting: the app (src/app.tsx) holds the router and the session; every screen
@@ -219,7 +219,7 @@ const screenRoutes = {
   dashboard: dashboardRoute,
   portrait: portraitRoute,
   gallery: galleryRoute,
-  chat: chatRoute,
+  chat: chatRoute.addChildren([chatIndexRoute, chatConversationRoute]),
   billing: billingRoute,
   paymentStatus: paymentStatusRoute,
 } satisfies Record<ScreenName, { id: string }>;
@@ -227,14 +227,7 @@ const screenRoutes = {
 const routeTree = rootRoute.addChildren([
   indexRoute,
   loginRoute,
-  appRoute.addChildren([
-    screenRoutes.dashboard,
-    screenRoutes.portrait,
-    screenRoutes.gallery,
-    screenRoutes.chat.addChildren([chatIndexRoute, chatConversationRoute]),
-    screenRoutes.billing,
-    screenRoutes.paymentStatus,
-  ]),
+  appRoute.addChildren(protectedScreenNames.map((name) => screenRoutes[name])),
   // The statechart visualiser exists only in development builds.
   // Written inline so the production build drops it, mermaid included.
   ...(import.meta.env.DEV
