@@ -18,16 +18,13 @@ import type { ImageService } from './images/service';
 import { createImageStorage, type ImageStorage } from './images/storage';
 import type { Thumbnails } from './images/thumbnails';
 import { LedgerService } from './ledger/service';
-import { startPaymentJobs } from './payments/jobs';
-import { paymentRoutes } from './payments/routes';
-import { sandboxRoutes } from './payments/sandbox-routes';
-import { PaymentsService } from './payments/service';
+import { registerPayments } from './payments/feature';
+import type { PaymentsService } from './payments/service';
 import { registerPortraits } from './portraits/feature';
 import type { PortraitService } from './portraits/service';
 import { createImageProvider } from './providers/images/factory';
 import type { ImageProvider } from './providers/images/types';
 import { createPaymentProvider } from './providers/payments/factory';
-import { SandboxProvider } from './providers/payments/sandbox';
 import type { PaymentProvider } from './providers/payments/types';
 import { createPortraitProvider } from './providers/portraits/factory';
 import type { PortraitProvider } from './providers/portraits/types';
@@ -99,26 +96,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const chat = registerChat(server, { config, db, auth, setup: deps.chat ?? chatSetupFor(config) });
 
-  const paymentProvider = deps.providers?.payments ?? createPaymentProvider(config, db);
-  const payments = new PaymentsService(
+  const payments = registerPayments(server, {
+    config,
     db,
     ledger,
-    paymentProvider,
-    {
-      appUrl: config.appUrl,
-      recheckAfterMs: config.PAYMENTS_RECHECK_AFTER_MS,
-      expireAfterMs: config.PAYMENTS_EXPIRE_AFTER_MS,
-      leaseMs: 5 * 60_000,
-      retryIntervalMs: config.SUBSCRIPTION_RETRY_INTERVAL_MS,
-      maxRetries: config.SUBSCRIPTION_MAX_RETRIES,
-    },
-    server.log,
-  );
-  paymentRoutes(server, { auth, payments, webhookSenders: config.YOOKASSA_WEBHOOK_IPS });
-  if (paymentProvider instanceof SandboxProvider) sandboxRoutes(server, { sandbox: paymentProvider, payments, auth });
-  startPaymentJobs(server, payments, {
-    reconcileMs: config.PAYMENTS_RECONCILE_INTERVAL_MS,
-    renewalMs: config.SUBSCRIPTION_RENEWAL_INTERVAL_MS,
+    auth,
+    provider: deps.providers?.payments ?? createPaymentProvider(config, db),
   });
 
   probeRoutes(server, { config, database, storage, redis });

@@ -1,8 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { safeRedirectPath } from '../../src/domain/redirect';
+import { subscriptionStatuses, subscriptionTypes } from '../../src/domain/user';
 import type { Config } from '../config';
 import { isAppError } from '../errors';
+import { doneMessage, ok, redirect } from '../http/schemas';
 import type { OidcClient, PendingLogin } from './oidc';
 import { currentUser, requireUser, SESSION_COOKIE, sessionTokenOf } from './session';
 import { toUserDto, type AuthService } from './service';
@@ -22,6 +25,35 @@ const pendingSchema = z.object({
   failureRedirect: z.string(),
 });
 
+/** SPEC section 3's User, as /auth/me sends it. */
+const userDto = z.object({
+  id: z.number().int(),
+  avatar: z.string().nullable(),
+  name: z.string().nullable(),
+  email: z.string(),
+  createdAt: z.string(),
+  isActive: z.boolean(),
+  tokensAmount: z.number().int(),
+  subscriptionType: z.enum(subscriptionTypes),
+  subscriptionStatus: z.enum(subscriptionStatuses),
+  subscriptionTokensTotal: z.number().int(),
+  subscriptionTokensUsed: z.number().int(),
+  nextBillingDate: z.string().nullable(),
+  trialEndsAt: z.string().nullable(),
+});
+
+/** Anything the query holds: a redirect that is not ours, or repeated, falls back to the default. */
+const signInQuery = z.looseObject({
+  successRedirect: z.unknown().optional().describe('A path on this site to land on after signing in'),
+  failureRedirect: z.unknown().optional().describe('A path on this site to land on when it fails'),
+});
+/** The provider's answer; checked by the OpenID Connect client, never refused here. */
+const callbackQuery = z.looseObject({
+  code: z.unknown().optional(),
+  state: z.unknown().optional(),
+  error: z.unknown().optional(),
+});
+
 function withParam(path: string, key: string, value: string): string {
   const url = new URL(path, 'http://x');
   url.searchParams.set(key, value);
@@ -30,12 +62,22 @@ function withParam(path: string, key: string, value: string): string {
 
 export function authRoutes(app: FastifyInstance, deps: { config: Config; auth: AuthService; oidc: OidcClient }): void {
   const { config, auth, oidc } = deps;
+  const server = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['Auth'];
   const secure = config.appUrl.startsWith('https://');
 
   const clearPending = (reply: FastifyReply) => reply.clearCookie(PENDING_COOKIE, { path: '/auth' });
 
-  app.get('/auth/google', async (request: FastifyRequest, reply: FastifyReply) => {
-    const query = request.query as Record<string, unknown>;
+  const signIn = {
+    schema: {
+      tags,
+      summary: 'Sign in with Google (or the local identity provider): a redirect to it',
+      querystring: signInQuery,
+      response: { 302: redirect },
+    },
+  };
+  server.get('/auth/google', signIn, async (request, reply) => {
+    const query = request.query;
     const successRedirect = safeRedirectPath(query.successRedirect, config.appUrl, '/dashboard');
     const failureRedirect = safeRedirectPath(query.failureRedirect, config.appUrl, '/login');
     let started: { url: string; pending: PendingLogin };
@@ -57,7 +99,15 @@ export function authRoutes(app: FastifyInstance, deps: { config: Config; auth: A
     return reply.redirect(started.url);
   });
 
-  app.get(CALLBACK_PATH, async (request: FastifyRequest, reply: FastifyReply) => {
+  const callback = {
+    schema: {
+      tags,
+      summary: "The identity provider's return: signs in and goes to the page asked for",
+      querystring: callbackQuery,
+      response: { 302: redirect },
+    },
+  };
+  server.get(CALLBACK_PATH, callback, async (request, reply) => {
     const raw = request.cookies[PENDING_COOKIE];
     clearPending(reply);
     const unsigned = raw ? request.unsignCookie(raw) : undefined;
@@ -71,7 +121,7 @@ export function authRoutes(app: FastifyInstance, deps: { config: Config; auth: A
       request.log.warn({ err: error, reason }, 'sign-in failed');
       return reply.redirect(withParam(pending.failureRedirect, 'error', 'signin_failed'));
     };
-    const query = request.query as Record<string, unknown>;
+    const query = request.query;
     if (typeof query.error === 'string') return fail(`identity provider error: ${query.error}`);
     if (typeof query.code !== 'string' || query.code === '') return fail('missing code');
 
@@ -103,23 +153,29 @@ export function authRoutes(app: FastifyInstance, deps: { config: Config; auth: A
     return reply.redirect(safeRedirectPath(pending.successRedirect, config.appUrl, '/dashboard'));
   });
 
-  app.get('/auth/me', { preHandler: requireUser(auth) }, async (request) => {
-    return { success: true, data: toUserDto(currentUser(request)) };
-  });
+  server.get(
+    '/auth/me',
+    { preHandler: requireUser(auth), schema: { tags, summary: 'The signed-in user', response: { 200: ok(userDto) } } },
+    async (request) => ({ success: true as const, data: toUserDto(currentUser(request)) }),
+  );
 
-  app.post('/auth/logout', async (request, reply) => {
-    const token = sessionTokenOf(request);
-    if (token) await auth.signOut(token);
-    reply.clearCookie(SESSION_COOKIE, { path: '/' });
-    reply.setCookie(LOGGED_OUT_COOKIE, '1', {
-      path: '/auth',
-      httpOnly: true,
-      sameSite: 'lax',
-      secure,
-      maxAge: LOGGED_OUT_TTL_SECONDS,
-    });
-    return { success: true, message: 'Logged out' };
-  });
+  server.post(
+    '/auth/logout',
+    { schema: { tags, summary: 'Sign out', response: { 200: doneMessage } } },
+    async (request, reply) => {
+      const token = sessionTokenOf(request);
+      if (token) await auth.signOut(token);
+      reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      reply.setCookie(LOGGED_OUT_COOKIE, '1', {
+        path: '/auth',
+        httpOnly: true,
+        sameSite: 'lax',
+        secure,
+        maxAge: LOGGED_OUT_TTL_SECONDS,
+      });
+      return { success: true as const, message: 'Logged out' };
+    },
+  );
 }
 
 function safeJson(text: string): unknown {

@@ -26,9 +26,9 @@ export const errorBody = z.looseObject({
 /** A redirect: the Location header says where, there is no body. */
 export const redirect = z.undefined().describe('Redirect; the Location header says where');
 
-/** A page or a file, not JSON. */
+/** A page, a file or a stream, not JSON: sent as the handler writes it. */
 export function nonJson(contentType: string, description: string) {
-  return { description, content: { [contentType]: { schema: z.string() } } };
+  return { description, content: { [contentType]: { schema: z.any() } } };
 }
 
 /** Tags group the routes in the viewer (/api/docs). */

@@ -2,10 +2,11 @@ import {
   firstIssue,
   firstIssueMessage,
   formatImageSize,
-  generationBodySchemas,
   IMAGE_MODELS,
+  type GenerationBody,
   type ImageModelId,
 } from '../../src/domain/images';
+import type { z } from 'zod';
 import { insufficientTokensMessage } from '../../src/domain/errors';
 import { issueErrorCode } from '../../src/domain/text';
 import {
@@ -73,8 +74,8 @@ export class ImageService {
     private readonly options: ImageServiceOptions,
   ) {}
 
-  async generate(userId: number, model: ImageModelId, body: unknown): Promise<GenerationReply> {
-    const job = parseJob(model, body);
+  async generate(userId: number, model: ImageModelId, body: GenerationBody): Promise<GenerationReply> {
+    const job = toJob(model, body);
     const cost = IMAGE_MODELS[model].cost;
     const size = this.requestedSize(job);
 
@@ -252,22 +253,26 @@ export class ImageService {
   }
 }
 
-/** SPEC section 5's rules on the wire body, the first failure in SPEC's order. */
-export function parseJob(model: ImageModelId, body: unknown): ImageJob {
+/**
+ * A body that breaks SPEC section 5's rules, as the refusal of the first broken rule in
+ * SPEC's order (not zod's): the route's validator answers with it (server/images/routes.ts).
+ */
+export function generationRefusal(error: { readonly issues: readonly z.core.$ZodIssue[] }): AppError {
+  const issue = firstIssue(error);
+  const code = issueErrorCode(issue) === 'INVALID_TEXT' ? 'INVALID_TEXT' : 'VALIDATION_ERROR';
+  return new AppError(code, issue?.message ?? firstIssueMessage(error), {
+    ...(issue && code === 'INVALID_TEXT' ? { details: { field: issue.path.join('.') } } : {}),
+  });
+}
+
+/** A validated body as the job to run. */
+function toJob(model: ImageModelId, body: GenerationBody): ImageJob {
   const info = IMAGE_MODELS[model];
-  const parsed = generationBodySchemas[model].safeParse(body);
-  if (!parsed.success) {
-    const issue = firstIssue(parsed.error);
-    const code = issueErrorCode(issue) === 'INVALID_TEXT' ? 'INVALID_TEXT' : 'VALIDATION_ERROR';
-    throw new AppError(code, issue?.message ?? firstIssueMessage(parsed.error), {
-      ...(issue && code === 'INVALID_TEXT' ? { details: { field: issue.path.join('.') } } : {}),
-    });
-  }
-  const data = parsed.data as Record<string, unknown>;
+  const data = body as Record<string, unknown>;
   const optionalText = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
   return {
     model,
-    prompt: parsed.data.prompt,
+    prompt: body.prompt,
     negativePrompt: optionalText(data.negative_prompt),
     seed: providerSeed(model, typeof data.seed === 'number' ? data.seed : undefined),
     width: typeof data.width === 'number' ? data.width : undefined,

@@ -1,8 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { formatRub } from '../../src/domain/billing';
 import type { AuthService } from '../auth/service';
 import { optionalUser, signInAndBack } from '../auth/session';
 import { AppError } from '../errors';
+import { nonJson, redirect } from '../http/schemas';
 import {
   SANDBOX_DECLINE_REASONS,
   type SandboxDeclineReason,
@@ -11,6 +14,20 @@ import {
 import type { PaymentsService } from './service';
 
 const SANDBOX_ID = /^sb_[0-9a-f-]{36}$/;
+
+/** Any id: one that is not a sandbox payment's answers 404 like an unknown one. */
+const checkoutParams = z.object({ id: z.string().describe('The sandbox payment id (sb_…)') });
+/**
+ * The checkout form's fields: action=pay|decline, and with decline a reason. Described,
+ * not enforced: anything else is refused by the handler (VALIDATION_ERROR), as it always was.
+ */
+const decisionBody = z
+  .unknown()
+  .describe(`Form fields: action (pay or decline); with decline, reason (${SANDBOX_DECLINE_REASONS.join(', ')})`);
+
+function formField(body: unknown, name: string): unknown {
+  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+}
 
 /** Whether the sandbox payment was made for `userId` (its metadata names the payer, as ours does). */
 function belongsTo(row: { metadata: string }, userId: number): boolean {
@@ -47,30 +64,53 @@ export function sandboxRoutes(
       },
     );
 
-    scope.get<{ Params: { id: string } }>('/sandbox/checkout/:id', async (request, reply) => {
-      if (!SANDBOX_ID.test(request.params.id)) throw new AppError('NOT_FOUND');
-      const user = await optionalUser(auth, request);
-      if (!user) return reply.redirect(signInAndBack(`/sandbox/checkout/${request.params.id}`), 302);
-      const row = await sandbox.find(request.params.id);
-      if (!row || !belongsTo(row, user.id)) throw new AppError('NOT_FOUND');
-      return reply
-        .header('cache-control', 'no-store')
-        .type('text/html; charset=utf-8')
-        .send(checkoutPage({ ...row, amount: formatRub(row.amountKopecks) }));
-    });
-
-    scope.post<{ Params: { id: string }; Body: Record<string, string> | undefined }>(
+    const server = scope.withTypeProvider<ZodTypeProvider>();
+    const tags = ['Sandbox'];
+    server.get(
       '/sandbox/checkout/:id',
+      {
+        schema: {
+          tags,
+          summary: "The sandbox's checkout page (YooKassa's stand-in), for the payer's session only",
+          params: checkoutParams,
+          response: { 200: nonJson('text/html', 'The checkout page'), 302: redirect },
+        },
+      },
+      async (request, reply) => {
+        if (!SANDBOX_ID.test(request.params.id)) throw new AppError('NOT_FOUND');
+        const user = await optionalUser(auth, request);
+        if (!user) return reply.redirect(signInAndBack(`/sandbox/checkout/${request.params.id}`), 302);
+        const row = await sandbox.find(request.params.id);
+        if (!row || !belongsTo(row, user.id)) throw new AppError('NOT_FOUND');
+        return reply
+          .header('cache-control', 'no-store')
+          .type('text/html; charset=utf-8')
+          .send(checkoutPage({ ...row, amount: formatRub(row.amountKopecks) }));
+      },
+    );
+
+    server.post(
+      '/sandbox/checkout/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Pay or decline a sandbox payment, then back to the app',
+          consumes: ['application/x-www-form-urlencoded'],
+          params: checkoutParams,
+          body: decisionBody,
+          response: { 303: redirect },
+        },
+      },
       async (request, reply) => {
         if (!SANDBOX_ID.test(request.params.id)) throw new AppError('NOT_FOUND');
         const user = await optionalUser(auth, request);
         if (!user) throw new AppError('UNAUTHORIZED');
         const row = await sandbox.find(request.params.id);
         if (!row || !belongsTo(row, user.id)) throw new AppError('NOT_FOUND');
-        const action = request.body?.action;
-        const reason = request.body?.reason ?? 'insufficient_funds';
+        const action = formField(request.body, 'action');
+        const reason = formField(request.body, 'reason') ?? 'insufficient_funds';
         if (action !== 'pay' && action !== 'decline') throw new AppError('VALIDATION_ERROR');
-        if (action === 'decline' && !(SANDBOX_DECLINE_REASONS as readonly string[]).includes(reason)) {
+        if (action === 'decline' && !(SANDBOX_DECLINE_REASONS as readonly unknown[]).includes(reason)) {
           throw new AppError('VALIDATION_ERROR');
         }
         const decided = await sandbox.decide(
