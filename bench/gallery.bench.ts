@@ -92,7 +92,7 @@ async function galleryOn(database: string, env: Record<string, string>): Promise
       { name: `last page (${lastPage}), limit 48`, page: lastPage, limit: 48 },
       // 5-character search matching 1 in ~1000 of the user's prompts ("variation 12345").
       { name: 'q search "n 12345", limit 48', page: 1, limit: 48, q: 'n 12345' },
-      // A word in a tenth of the prompts: reported, not held to the target (see README).
+      // A word in a tenth of the prompts: reported, not held to the target (see docs/benchmarks.md).
       {
         name: 'q search "dragon", limit 48 (a tenth of the rows match)',
         page: 1,

@@ -135,7 +135,7 @@ describe('imageIdParamsSchema', () => {
   });
 });
 
-/** README, "Gallery": Regenerate with every parameter. */
+/** docs/screens.md, the gallery: Regenerate with every parameter. */
 describe('regenerateSearch', () => {
   const record = (overrides: Partial<ImageRecord>): ImageRecord =>
     ({

@@ -18,7 +18,7 @@ import {
 // prompt, width, height, steps, cfgScale, stylePreset (all nullable), size, fileSize
 // (number, bytes), mimeType, userId, createdAt, updatedAt, seed (nullable number), model
 // (nullable), finish_reason (nullable); plus the parameters Regenerate needs and the
-// list thumbnail (README, "Gallery": Regenerate with every parameter, WebP thumbnails).
+// list thumbnail (docs/screens.md, the gallery: Regenerate with every parameter, WebP thumbnails).
 const image = {
   id: 7,
   fileName: 'a1b2.png',

@@ -452,7 +452,7 @@ describe('request body schemas: missing and wrong values', () => {
     }
   });
 
-  it('keeps newlines and tabs in the prompt and the negative prompt (README: multi-line texts)', () => {
+  it('keeps newlines and tabs in the prompt and the negative prompt (docs/operations.md: multi-line texts)', () => {
     const body = { prompt: 'a cat\n\ton a mat', negative_prompt: 'blur\nnoise', aspect_ratio: '1:1' };
     expect(firstMessage(ultraGenerationBodySchema, body)).toBeNull();
     expect(ultraGenerationBodySchema.parse(body)).toMatchObject(body);

@@ -140,11 +140,11 @@ describe('safeRedirectPath', () => {
   });
 });
 
-// README, "Hardening": the value must be an absolute path or an http(s) URL on APP_URL's
+// docs/operations.md, hardening: the value must be an absolute path or an http(s) URL on APP_URL's
 // origin, with no controls, spaces, backslashes, dot segments, encoded dots or slashes, or
 // userinfo; anything else falls back. The product brief's rule behind it: redirects stay
 // on our origin.
-describe('safeRedirectPath, the README rules one at a time', () => {
+describe('safeRedirectPath, the rules of docs/operations.md one at a time', () => {
   it.each([
     // A dot segment at the end of the path, where no slash follows it.
     ['/chat/.'],

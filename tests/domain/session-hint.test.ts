@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { SESSION_HINT_META, withSessionHint } from '../../src/domain/session-hint';
 
-// README, "Preloaded by the page": a page served with a session cookie carries a
+// docs/architecture.md, "Preloaded by the page": a page served with a session cookie carries a
 // `<meta name="imagegen-session">` mark; the app asks /auth/me only when it is there.
 describe('session hint', () => {
-  it('is the meta name README gives', () => {
+  it('is the meta name docs/architecture.md gives', () => {
     expect(SESSION_HINT_META).toBe('imagegen-session');
   });
 

@@ -19,7 +19,7 @@ describe('the pages the app answers', () => {
     '/login/',
     '/chat/42/',
     '/payment-status/',
-    // The statechart viewer (README, "State machines").
+    // The statechart viewer (docs/architecture.md).
     '/dev/statecharts',
     '/dev/statecharts/',
   ])('%s is a page', (path) => {

@@ -19,7 +19,7 @@ import {
  * invariant". Two app instances on one PostgreSQL database; the OpenAI-compatible fake answers
  * a quarter of the requests with a 429 rate limit, a 429 insufficient_quota, a 500, a stream
  * cut after two chunks or a stream stalled past OPENAI_TIMEOUT_MS. Several people chat on both
- * instances at once. Each reply reserves its worst case first (README "When a provider
+ * instances at once. Each reply reserves its worst case first (docs/operations.md "When a provider
  * fails"): a reply is then charged what arrived and the rest goes back, a failure before any
  * text gives all of it back, and no reservation stays held.
  */

@@ -327,7 +327,7 @@ describe.each(testDatabases())('image requests on $name (offline renderer)', (ki
  * v1 SDXL text-to-image takes that whole range; its v2beta stable-image endpoints (ultra,
  * core, sd3) take 0 to 4294967294 (PROVIDERS.md, from Stability's API reference), so the
  * top seed sent as is was charged, refused by Stability and refunded. It is now sent as
- * 4294967294 (README, "Seeds"): charged once, generated, never refunded.
+ * 4294967294 (docs/screens.md, the dashboard's seed): charged once, generated, never refunded.
  */
 describe.each(testDatabases())('the top seed against Stability on $name', (kind) => {
   const API_KEY = 'test-stability-key';

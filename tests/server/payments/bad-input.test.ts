@@ -84,7 +84,7 @@ describe.each(testDatabases())('payments refuse bad input on $name', { timeout: 
     expect(crossSite.status).toBe(403);
     expect((await getJson(app, user, '/api/payments/history?page=0')).status).toBe(400);
     expect((await getJson(app, user, '/api/ledger?limit=1000')).status).toBe(400);
-    // README: page and limit are plain digits (issue 25: hex, exponents and padded values were read).
+    // docs/operations.md: page and limit are plain digits (issue 25: hex, exponents and padded values were read).
     for (const query of ['page=0x10', 'page=1e3', 'page=%202', 'limit=0x10', 'limit=1e1', 'page=01', 'page=1&page=2']) {
       for (const route of ['/api/ledger', '/api/payments/history']) {
         const answer = await getJson(app, user, `${route}?${query}`);
