@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import sharp from 'sharp';
 import { registerAuth } from './auth/feature';
 import type { AuthService } from './auth/service';
@@ -42,6 +42,8 @@ export interface AppDeps {
   storage?: ImageStorage;
   /** Where log lines go instead of standard output (tests that read the logs). */
   logStream?: { write(line: string): void };
+  /** Told of every route as it is added (the test that every route is described). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 export interface App {
@@ -70,6 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps;
   const db = database.db;
   const server = createServer(config, deps.logStream);
+  if (deps.onRoute) server.addHook('onRoute', deps.onRoute);
   const { pages, redis } = await registerPlugins(server, config, deps.cookieSecret);
   registerErrorHandler(server);
   await registerApiDocs(server, config);

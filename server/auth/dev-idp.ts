@@ -100,7 +100,9 @@ export async function mountDevIdentityProvider(
       });
       void callback(raw, reply.raw);
     };
-    scope.all(DEV_IDP_PREFIX, handle);
-    scope.all(`${DEV_IDP_PREFIX}/*`, handle);
+    // The provider's own protocol (OpenID Connect), not our API: left out of /api/openapi.json.
+    const hidden = { schema: { hide: true } };
+    scope.all(DEV_IDP_PREFIX, hidden, handle);
+    scope.all(`${DEV_IDP_PREFIX}/*`, hidden, handle);
   });
 }

@@ -3,14 +3,21 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { chatStreamClosed, chatStreamOpened } from '../metrics';
 import { chatStreamRequestSchema } from '../../src/domain/chat';
-import { createConversationSchema } from '../../src/domain/conversation';
+import {
+  chatReplySchema,
+  conversationListSchema,
+  conversationSchema,
+  createConversationSchema,
+  modelListSchema,
+} from '../../src/domain/conversation';
 import { plainDecimalInteger } from '../../src/domain/numbers';
-import { encodeSseData, SSE_DONE, sseComment } from '../../src/domain/sse';
+import { chatStreamEventSchema, encodeSseData, SSE_DONE, sseComment } from '../../src/domain/sse';
 import { currentUser, requireUser } from '../auth/session';
 import type { AuthService } from '../auth/service';
 import type { Config } from '../config';
 import { AppError } from '../errors';
 import { disconnectSignal, watchDisconnect } from '../http/disconnect';
+import { doneMessage, nonJson, ok } from '../http/schemas';
 import { needsOperator } from '../providers/chat/types';
 import type { ChatService, ChatTurn, ChatTurnResult } from './service';
 
@@ -64,32 +71,72 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
   // watchDisconnect first, so a client that leaves during the session lookup or the
   // reservation is noticed too.
   const guard = { onRequest: [watchDisconnect, requireUser(deps.auth)] };
+  const tags = ['Chat'];
 
-  server.get('/llm/models', guard, async () => ({ success: true, data: chat.listModels() }));
+  server.get(
+    '/llm/models',
+    {
+      ...guard,
+      schema: { tags, summary: 'The models offered, with their prices', response: { 200: ok(modelListSchema) } },
+    },
+    async () => ({ success: true as const, data: chat.listModels() }),
+  );
 
-  server.get('/llm/conversations', guard, async (request) => ({
-    success: true,
-    data: await chat.listConversations(currentUser(request).id),
-  }));
+  server.get(
+    '/llm/conversations',
+    {
+      ...guard,
+      schema: {
+        tags,
+        summary: "The user's conversations, newest first",
+        response: { 200: ok(conversationListSchema) },
+      },
+    },
+    async (request) => ({ success: true as const, data: await chat.listConversations(currentUser(request).id) }),
+  );
 
   server.post(
     '/llm/conversations',
-    { ...guard, schema: { body: createConversationSchema } },
+    {
+      ...guard,
+      schema: {
+        tags,
+        summary: 'A new conversation; no body makes an empty one',
+        body: createConversationSchema,
+        response: { 201: ok(conversationSchema) },
+      },
+    },
     async (request, reply) => {
       const conversation = await chat.createConversation(currentUser(request).id, request.body);
-      return reply.status(201).send({ success: true, data: conversation });
+      return reply.status(201).send({ success: true as const, data: conversation });
     },
   );
 
-  server.get('/llm/conversations/:id', { ...guard, schema: { params: idParams } }, async (request) => ({
-    success: true,
-    data: await chat.getConversation(currentUser(request).id, existingId(request.params.id)),
-  }));
+  server.get(
+    '/llm/conversations/:id',
+    {
+      ...guard,
+      schema: {
+        tags,
+        summary: 'One conversation with its messages',
+        params: idParams,
+        response: { 200: ok(conversationSchema) },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await chat.getConversation(currentUser(request).id, existingId(request.params.id)),
+    }),
+  );
 
-  server.delete('/llm/conversations/:id', { ...guard, schema: { params: idParams } }, async (request) => {
-    await chat.deleteConversation(currentUser(request).id, existingId(request.params.id));
-    return { success: true, message: 'Conversation deleted' };
-  });
+  server.delete(
+    '/llm/conversations/:id',
+    { ...guard, schema: { tags, summary: 'Delete a conversation', params: idParams, response: { 200: doneMessage } } },
+    async (request) => {
+      await chat.deleteConversation(currentUser(request).id, existingId(request.params.id));
+      return { success: true as const, message: 'Conversation deleted' };
+    },
+  );
 
   /** The whole reply in one JSON answer, billed like the stream. */
   const answerWhole = async (request: FastifyRequest, turn: ChatTurn) => {
@@ -101,24 +148,46 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
       });
     }
     request.log.info({ requestId: turn.requestId, billing: result.billing }, 'chat reply billed');
-    return { success: true, data: replyBody(turn, result) };
+    return { success: true as const, data: replyBody(turn, result) };
   };
 
-  server.post('/llm/chat', { ...guard, schema: { body: chatBodySchema } }, async (request) => {
-    const { conversationId, ...body } = request.body;
-    const user = currentUser(request);
-    const turn = await chat.begin(
-      user.id,
-      conversationId === undefined ? undefined : existingId(conversationId),
-      body,
-      user.tokensAmount,
-    );
-    return answerWhole(request, turn);
-  });
+  const wholeReply = { 200: ok(chatReplySchema) };
+  server.post(
+    '/llm/chat',
+    {
+      ...guard,
+      schema: {
+        tags,
+        summary: 'One reply, whole, in a new conversation or the one named',
+        body: chatBodySchema,
+        response: wholeReply,
+      },
+    },
+    async (request) => {
+      const { conversationId, ...body } = request.body;
+      const user = currentUser(request);
+      const turn = await chat.begin(
+        user.id,
+        conversationId === undefined ? undefined : existingId(conversationId),
+        body,
+        user.tokensAmount,
+      );
+      return answerWhole(request, turn);
+    },
+  );
 
   server.post(
     '/llm/conversations/:id/chat',
-    { ...guard, schema: { params: idParams, body: chatStreamRequestSchema } },
+    {
+      ...guard,
+      schema: {
+        tags,
+        summary: 'One reply, whole, in this conversation',
+        params: idParams,
+        body: chatStreamRequestSchema,
+        response: wholeReply,
+      },
+    },
     async (request) => {
       const user = currentUser(request);
       const turn = await chat.begin(user.id, existingId(request.params.id), request.body, user.tokensAmount);
@@ -128,7 +197,21 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
 
   server.post(
     '/llm/conversations/:id/stream',
-    { ...guard, schema: { params: idParams, body: chatStreamRequestSchema } },
+    {
+      ...guard,
+      schema: {
+        tags,
+        summary: 'One reply as server-sent events: content chunks, then a last event with the billing, then [DONE]',
+        params: idParams,
+        body: chatStreamRequestSchema,
+        response: {
+          200: nonJson(
+            'text/event-stream',
+            `Each event is \`data: <json>\` (${JSON.stringify(z.toJSONSchema(chatStreamEventSchema))}), the last \`data: [DONE]\``,
+          ),
+        },
+      },
+    },
     async (request, reply) => {
       // Everything that can be refused (input, ownership, balance) is refused here, as a
       // normal JSON error, before the first byte of the event stream.

@@ -1,5 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { portraitMessages, UPLOAD_MAX_BYTES } from '../../src/domain/portraits';
 import type { AuthService } from '../auth/service';
 import { currentUser, requireUser } from '../auth/session';
@@ -22,6 +24,15 @@ const FIELD_SIZE_LIMIT = 16 * 1024;
 const COUNT_PAST_LIMIT = 2 * 1024 * 1024;
 /** A whole request: the file, the fields and the multipart framing. */
 const REQUEST_LIMIT = UPLOAD_MAX_BYTES + COUNT_PAST_LIMIT;
+
+/** The portrait made and paid for. */
+const portraitReply = z.object({
+  success: z.literal(true),
+  data: z.object({ id: z.number().int(), url: z.string(), prompt: z.string() }),
+  tokens: z.object({ charged: z.number().int() }),
+  balanceAfter: z.number().int().nonnegative().optional(),
+  message: z.string(),
+});
 
 /**
  * POST /api/face-swap/generate (SPEC section 7): multipart, one file at most. Only a
@@ -52,9 +63,18 @@ export function portraitRoutes(
       throwFileSizeLimit: false,
     });
 
-    scope.post(
+    scope.withTypeProvider<ZodTypeProvider>().post(
       PORTRAIT_ENDPOINT,
       {
+        schema: {
+          tags: ['Portraits'],
+          summary: 'A portrait from a photo: multipart/form-data, read as it streams (never validated whole)',
+          description:
+            "Fields: user_image_file (one JPEG, PNG or WebP photo up to 10 MB) and the portrait's text fields " +
+            '(SPEC section 7). Requires the Origin header.',
+          consumes: ['multipart/form-data'],
+          response: { 200: portraitReply },
+        },
         onRequest: [
           // The app-wide hook refuses a foreign Origin; this upload also refuses a missing one.
           async (request) => {
