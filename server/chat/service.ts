@@ -1,3 +1,5 @@
+// Just over 400 lines on purpose: one reply's whole paid life (reserve, stream, settle,
+// release) in one place, so the ledger's invariants can be read in one file.
 import {
   CHAT_MAX_TOKENS_DEFAULT,
   chatCost,

@@ -1,3 +1,6 @@
+// Longer than 400 lines on purpose: every query on the payments, refunds and subscriptions
+// tables, with the row claims and leases the reconciler and renewals share, sits in one place
+// (the only file of the feature that speaks SQL, eslint.config.js).
 import { and, count, desc, eq, inArray, isNull, notInArray, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import {

@@ -1,3 +1,6 @@
+// Longer than 400 lines on purpose: one self-contained drawing engine (scene, palette, marks,
+// metadata) whose parts only make sense together; split, each part would be read with all the
+// others open.
 import { randomInt } from 'node:crypto';
 import { setTimeout } from 'node:timers/promises';
 import sharp from 'sharp';

@@ -1,3 +1,5 @@
+// Longer than 400 lines on purpose: Replicate's whole prediction protocol (create, poll,
+// download, cancel) and its failure mapping, steps that share one deadline and one cancel path.
 import sharp, { type Metadata } from 'sharp';
 import type { PortraitOutputFormat } from '../../../src/domain/portraits';
 import { MIME_TYPES, type ImageMimeType } from '../images/types';
