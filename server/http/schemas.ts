@@ -14,15 +14,6 @@ export function ok<T extends z.ZodType>(data: T) {
 /** `{ success: true, message }`: deletions, sign-out. */
 export const doneMessage = z.looseObject({ success: z.literal(true), message: z.string() });
 
-/** Every refusal and failure (src/domain/errors.ts ErrorBody); 5xx carry a request id. */
-export const errorBody = z.looseObject({
-  success: z.literal(false),
-  code: z.string(),
-  message: z.string().describe("The rule's own message, in the user's language"),
-  requestId: z.string().optional(),
-  details: z.unknown().optional(),
-});
-
 /** A redirect: the Location header says where, there is no body. */
 export const redirect = z.undefined().describe('Redirect; the Location header says where');
 
@@ -31,5 +22,3 @@ export function nonJson(contentType: string, description: string) {
   return { description, content: { [contentType]: { schema: z.any() } } };
 }
 
-/** Tags group the routes in the viewer (/api/docs). */
-export type Tag = 'Auth' | 'Images' | 'Portraits' | 'Chat' | 'Payments' | 'Sandbox' | 'Probes';
