@@ -1,10 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { Config } from '../config';
 import { answerClientError, answerFrameworkError } from './client-errors';
 import { requestForLog } from './log';
 import { trustProxyOption } from './proxy';
+
+/**
+ * Answers are written as the handler made them, as without a schema: their schemas type
+ * the handlers (checked at compile time) and describe the API, but in production a
+ * described answer that drifted must never turn a charged generation into a 500 or lose a
+ * field. Outside production an answer that does not match its schema fails loudly, so the
+ * test suites hold the description to what the server really sends.
+ */
+function answerSerializer(production: boolean) {
+  return ({ schema, method, url, httpStatus }: { schema: unknown; method: string; url: string; httpStatus?: string }) =>
+    (data: unknown): string => {
+      if (!production && schema instanceof z.ZodType) {
+        const checked = schema.safeParse(data);
+        if (!checked.success) {
+          throw new Error(`${method} ${url} ${httpStatus ?? ''}: the answer does not match its schema`, {
+            cause: checked.error,
+          });
+        }
+      }
+      return JSON.stringify(data);
+    };
+}
 
 /**
  * The Fastify instance with the process-wide settings: logging, request ids, timeouts,
@@ -68,10 +91,7 @@ export function createServer(config: Config, logStream?: { write(line: string): 
   // Every route declares its params, query, body and answers in zod (server/http/schemas.ts);
   // a refused input reaches the error handler as a validation error (server/http/error-handler.ts).
   server.setValidatorCompiler(validatorCompiler);
-  // Answers are written as the handler made them, as without a schema: their schemas type
-  // the handlers (checked at compile time) and describe the API, but a described answer
-  // that drifted must never turn a charged generation into a 500 or lose a field.
-  server.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  server.setSerializerCompiler(answerSerializer(config.isProduction));
   server.decorateRequest('user', null);
   return server;
 }
