@@ -21,4 +21,3 @@ export const redirect = z.undefined().describe('Redirect; the Location header sa
 export function nonJson(contentType: string, description: string) {
   return { description, content: { [contentType]: { schema: z.any() } } };
 }
-
