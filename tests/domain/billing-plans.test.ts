@@ -135,8 +135,8 @@ describe('payment and ledger answers', () => {
       delta: -16,
       balanceAfter: 34,
       kind: 'image',
+      // A reason code and its values only: the browser words it (issue #27).
       params: { model: 'ultra', tokens: 16 },
-      description: 'Image (ultra)',
     };
     const refund = {
       ...entry,

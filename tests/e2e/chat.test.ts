@@ -103,7 +103,7 @@ describe('AI chat in Chromium', () => {
     await dialog.getByTestId('context-limit').press('Enter');
     await dialog.getByRole('button', { name: 'Close' }).click();
     await dialog.waitFor({ state: 'detached' });
-    expect(await page.getByTestId('config-bar').textContent()).toContain('Context: 1200 tokens');
+    expect(await page.getByTestId('config-bar').textContent()).toContain('Context: 1,200 tokens');
 
     // A route id that is not a whole number goes back to /chat.
     await page.goto(`${baseUrl}/chat/abc`);

@@ -976,3 +976,34 @@ describe('billing: SPEC 4 "Subscription loading", the rule behind the screen', (
     expect(withTokenAmount(payg, 300)).toEqual(payg);
   });
 });
+
+// The path walk takes only the moves the chart allows, so a chart that refused to page back to
+// the first page would walk no such path: said here by hand (SPEC 2: the spend history is paged).
+describe('billing: the spend history pages back to the first page', () => {
+  afterEach(() => cleanup());
+
+  it('[en] Next, then Previous, asks for page 1 again and shows its rows', async () => {
+    const ui = await openLoaded('en', subscriptionOf({}), BALANCE);
+    ui.api.on('GET', LEDGER_PATH, (request) =>
+      json({ success: true, data: ledger(request.path.includes('page=2') ? 2 : 1) }),
+    );
+    const rows = () =>
+      within(byTestId('spend-history'))
+        .queryAllByTestId('ledger-row')
+        .map((row) => row.textContent);
+    try {
+      await waitFor(() => expect(rows().join()).toContain('FLUX.1'));
+      await ui.user.click(byTestId('ledger-next'));
+      await waitFor(() => expect(rows().join()).not.toContain('FLUX.1'));
+      await ui.user.click(byTestId('ledger-prev'));
+      await waitFor(() => expect(rows().join()).toContain('FLUX.1'));
+      expect(ui.api.sent('GET', LEDGER_PATH).map((r) => r.path)).toEqual([
+        `${LEDGER_PATH}?page=1&limit=10`,
+        `${LEDGER_PATH}?page=2&limit=10`,
+        `${LEDGER_PATH}?page=1&limit=10`,
+      ]);
+    } finally {
+      closeLoaded(ui);
+    }
+  });
+});
