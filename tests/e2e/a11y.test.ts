@@ -51,103 +51,107 @@ describe('accessibility (axe-core) in Chromium', () => {
 
   for (const language of ['ru', 'en'] as const) {
     for (const device of ['desktop', 'phone'] as const) {
-      it(`every screen and dialog has no violations in ${language} on a ${device}`, async () => {
-        const phone = device === 'phone';
-        const context = await openContext(browser(), language, phone);
-        const page = await context.newPage();
-        const found: Found[] = [];
+      it.concurrent(
+        `every screen and dialog has no violations in ${language} on a ${device}`,
+        async () => {
+          const phone = device === 'phone';
+          const context = await openContext(browser(), language, phone);
+          const page = await context.newPage();
+          const found: Found[] = [];
 
-        // Signed out: the login screen and the 404 page.
-        await page.goto(`${baseUrl}/login`);
-        await page.getByTestId('google-sign-in').waitFor();
-        await check(page, 'login', found);
-        await page.goto(`${baseUrl}/no-such-page`);
-        await page.getByRole('heading', { level: 1 }).waitFor();
-        await check(page, '404', found);
+          // Signed out: the login screen and the 404 page.
+          await page.goto(`${baseUrl}/login`);
+          await page.getByTestId('google-sign-in').waitFor();
+          await check(page, 'login', found);
+          await page.goto(`${baseUrl}/no-such-page`);
+          await page.getByRole('heading', { level: 1 }).waitFor();
+          await check(page, '404', found);
 
-        // The dashboard: empty, with a result, and the image dialog.
-        await page.goto(`${baseUrl}/login`);
-        await signIn(page, `e2e-a11y-${language}-${device}@example.com`);
-        await page.waitForURL(`${baseUrl}/dashboard`);
-        await page.getByTestId('result-empty').waitFor();
-        await check(page, 'dashboard', found);
-        if (phone) {
-          await page.getByTestId('mobile-menu').click();
+          // The dashboard: empty, with a result, and the image dialog.
+          await page.goto(`${baseUrl}/login`);
+          await signIn(page, `e2e-a11y-${language}-${device}@example.com`);
+          await page.waitForURL(`${baseUrl}/dashboard`);
+          await page.getByTestId('result-empty').waitFor();
+          await check(page, 'dashboard', found);
+          if (phone) {
+            await page.getByTestId('mobile-menu').click();
+            await page.getByRole('dialog').waitFor();
+            await check(page, 'mobile menu', found);
+            await page.keyboard.press('Escape');
+            await page.getByRole('dialog').waitFor({ state: 'detached' });
+          }
+          await page.locator('#prompt').fill('A lighthouse on a cliff at dusk');
+          await page.getByTestId('generate').click();
+          await page.getByTestId('generation-result').waitFor({ timeout: 30_000 });
+          await page.getByTestId('recent-images').getByRole('button').first().waitFor();
+          await check(page, 'dashboard result', found);
+          await page.getByTestId('recent-images').getByRole('button').first().click();
+          await page.getByTestId('image-modal').waitFor();
+          await check(page, 'dashboard image dialog', found);
+          await page.keyboard.press('Escape');
+          await page.getByTestId('image-modal').waitFor({ state: 'detached' });
+
+          // The portrait creator, before and after a portrait.
+          await page.goto(`${baseUrl}/portrait-creator`);
+          await page.getByTestId('portrait-form').waitFor();
+          await page.getByTestId('portrait-showcase').waitFor();
+          await check(page, 'portrait creator', found);
+          await page
+            .getByTestId('photo-input')
+            .setInputFiles({ name: 'me.jpg', mimeType: 'image/jpeg', buffer: await facePhoto() });
+          await page.getByTestId('photo-preview').waitFor();
+          await page.getByTestId('template-female-golden').click();
+          await page.getByTestId('generate-portrait').click();
+          await page.getByTestId('portrait-result').waitFor({ timeout: 30_000 });
+          await check(page, 'portrait result', found);
+
+          // The gallery and its image dialog.
+          await page.goto(`${baseUrl}/gallery`);
+          await page.getByTestId('gallery-card').first().waitFor();
+          await check(page, 'gallery', found);
+          await page.getByTestId('gallery-card').first().getByRole('button').first().click();
+          await page.getByTestId('image-modal').waitFor();
+          await check(page, 'gallery image dialog', found);
+          await page.keyboard.press('Escape');
+          await page.getByTestId('image-modal').waitFor({ state: 'detached' });
+
+          // Chat: no conversation, then one with a highlighted code block, and its settings.
+          await page.goto(`${baseUrl}/chat`);
+          await page.getByTestId('chat-empty').waitFor();
+          await check(page, 'chat', found);
+          await page.getByTestId('chat-input').fill('Show me a TypeScript code example');
+          await page.getByTestId('chat-input').press('Enter');
+          await page.getByTestId('message-meta').waitFor({ timeout: 45_000 });
+          await page.locator('[data-testid="code-block"] code span[style*="color"]').first().waitFor();
+          await check(page, 'chat conversation', found);
+          await page.getByTestId('chat-settings').click();
           await page.getByRole('dialog').waitFor();
-          await check(page, 'mobile menu', found);
+          await check(page, 'chat settings dialog', found);
           await page.keyboard.press('Escape');
           await page.getByRole('dialog').waitFor({ state: 'detached' });
-        }
-        await page.locator('#prompt').fill('A lighthouse on a cliff at dusk');
-        await page.getByTestId('generate').click();
-        await page.getByTestId('generation-result').waitFor({ timeout: 30_000 });
-        await page.getByTestId('recent-images').getByRole('button').first().waitFor();
-        await check(page, 'dashboard result', found);
-        await page.getByTestId('recent-images').getByRole('button').first().click();
-        await page.getByTestId('image-modal').waitFor();
-        await check(page, 'dashboard image dialog', found);
-        await page.keyboard.press('Escape');
-        await page.getByTestId('image-modal').waitFor({ state: 'detached' });
 
-        // The portrait creator, before and after a portrait.
-        await page.goto(`${baseUrl}/portrait-creator`);
-        await page.getByTestId('portrait-form').waitFor();
-        await page.getByTestId('portrait-showcase').waitFor();
-        await check(page, 'portrait creator', found);
-        await page
-          .getByTestId('photo-input')
-          .setInputFiles({ name: 'me.jpg', mimeType: 'image/jpeg', buffer: await facePhoto() });
-        await page.getByTestId('photo-preview').waitFor();
-        await page.getByTestId('template-female-golden').click();
-        await page.getByTestId('generate-portrait').click();
-        await page.getByTestId('portrait-result').waitFor({ timeout: 30_000 });
-        await check(page, 'portrait result', found);
+          // Billing, its purchase dialog, and the payment status the checkout returns to.
+          await page.goto(`${baseUrl}/billing`);
+          await page.getByTestId('usage-card').waitFor();
+          // Both histories loaded (or failed): no spinner left on the page.
+          await page.getByTestId('spend-history').waitFor();
+          await page.waitForFunction(() => !document.querySelector('main .animate-spin'));
+          await check(page, 'billing', found);
+          await page.getByTestId('add-tokens').click();
+          await page.getByTestId('purchase-modal').waitFor();
+          await check(page, 'purchase dialog', found);
+          await page.getByTestId('purchase-pay').click();
+          await page.waitForURL(/\/sandbox\/checkout\//);
+          await page.locator('button.pay').click();
+          await page.waitForURL(/\/payment-status\?/);
+          await page.getByTestId('payment-status-title').waitFor();
+          await check(page, 'payment status', found);
 
-        // The gallery and its image dialog.
-        await page.goto(`${baseUrl}/gallery`);
-        await page.getByTestId('gallery-card').first().waitFor();
-        await check(page, 'gallery', found);
-        await page.getByTestId('gallery-card').first().getByRole('button').first().click();
-        await page.getByTestId('image-modal').waitFor();
-        await check(page, 'gallery image dialog', found);
-        await page.keyboard.press('Escape');
-        await page.getByTestId('image-modal').waitFor({ state: 'detached' });
-
-        // Chat: no conversation, then one with a highlighted code block, and its settings.
-        await page.goto(`${baseUrl}/chat`);
-        await page.getByTestId('chat-empty').waitFor();
-        await check(page, 'chat', found);
-        await page.getByTestId('chat-input').fill('Show me a TypeScript code example');
-        await page.getByTestId('chat-input').press('Enter');
-        await page.getByTestId('message-meta').waitFor({ timeout: 45_000 });
-        await page.locator('[data-testid="code-block"] code span[style*="color"]').first().waitFor();
-        await check(page, 'chat conversation', found);
-        await page.getByTestId('chat-settings').click();
-        await page.getByRole('dialog').waitFor();
-        await check(page, 'chat settings dialog', found);
-        await page.keyboard.press('Escape');
-        await page.getByRole('dialog').waitFor({ state: 'detached' });
-
-        // Billing, its purchase dialog, and the payment status the checkout returns to.
-        await page.goto(`${baseUrl}/billing`);
-        await page.getByTestId('usage-card').waitFor();
-        // Both histories loaded (or failed): no spinner left on the page.
-        await page.getByTestId('spend-history').waitFor();
-        await page.waitForFunction(() => !document.querySelector('main .animate-spin'));
-        await check(page, 'billing', found);
-        await page.getByTestId('add-tokens').click();
-        await page.getByTestId('purchase-modal').waitFor();
-        await check(page, 'purchase dialog', found);
-        await page.getByTestId('purchase-pay').click();
-        await page.waitForURL(/\/sandbox\/checkout\//);
-        await page.locator('button.pay').click();
-        await page.waitForURL(/\/payment-status\?/);
-        await page.getByTestId('payment-status-title').waitFor();
-        await check(page, 'payment status', found);
-
-        await context.close();
-        expect(found.length, `axe violations:\n${report(found)}`).toBe(0);
-      }, 120_000);
+          await context.close();
+          expect(found.length, `axe violations:\n${report(found)}`).toBe(0);
+        },
+        120_000,
+      );
     }
   }
 });
