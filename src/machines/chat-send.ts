@@ -1,3 +1,5 @@
+// Over 400 lines on purpose: one feature, one chart (the project's rule), and a message's whole
+// send (create the conversation, stream, stop, fail and retry) reads as one diagram.
 import { assign, enqueueActions, fromCallback, fromPromise, raise, setup, type AnyActorRef } from 'xstate';
 import { CHAT_MAX_TOKENS_DEFAULT, cannotPayAnyReply, chatProblem, type ReplyEnding } from '../domain/chat';
 import { NEW_CONVERSATION_TITLE, type Conversation, type Message } from '../domain/conversation';

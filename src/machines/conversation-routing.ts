@@ -1,3 +1,5 @@
+// Just over 400 lines on purpose: one chart for the chat screen's address, lists and open
+// conversation, whose regions answer the same route events and read as one diagram.
 import { assign, enqueueActions, fromPromise, raise, setup } from 'xstate';
 import { chatProblem, parseConversationId } from '../domain/chat';
 import { problemOf, type Problem } from '../domain/errors';
