@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, inject, it } from 'vitest';
 import { facePhoto } from '../server/portraits/support';
-import { settled, signIn, useBrowser } from './browser';
+import { screenshot, settled, signIn, useBrowser } from './browser';
 
 // Issue #26 item 11: axe-core reports nothing, of any impact, on every screen and open dialog,
 // in both languages, on a desktop (1366x900) and a phone (390x844).
@@ -127,6 +127,7 @@ describe('accessibility (axe-core) in Chromium', () => {
           await page.getByTestId('chat-settings').click();
           await page.getByRole('dialog').waitFor();
           await check(page, 'chat settings dialog', found);
+          if (phone && language === 'ru') await screenshot(page, 'chat-settings-phone-ru');
           await page.keyboard.press('Escape');
           await page.getByRole('dialog').waitFor({ state: 'detached' });
 
