@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { renderOfflinePortrait } from '../server/providers/portraits/offline';
-import { portraitEn } from '../src/i18n/locales/portrait.en';
+import { PORTRAIT_TEMPLATE_PROMPTS } from '../src/domain/templates';
 
 /**
  * Makes the portrait creator's showcase (public/showcase/*.webp): two faces drawn here as
@@ -49,12 +49,12 @@ const pairs = [
   {
     name: 'man',
     svg: face({ skin: '#d9a27f', hair: '#3a2a20', backdrop: '#7aa2c8', shirt: '#334155', long: false, beard: true }),
-    prompt: portraitEn.templates.male.vintage.prompt,
+    prompt: PORTRAIT_TEMPLATE_PROMPTS.male.vintage,
   },
   {
     name: 'woman',
     svg: face({ skin: '#f0c2a0', hair: '#7a4a2a', backdrop: '#c8a27a', shirt: '#9d4edd', long: true, beard: false }),
-    prompt: portraitEn.templates.female.cyberpunk.prompt,
+    prompt: PORTRAIT_TEMPLATE_PROMPTS.female.cyberpunk,
   },
 ];
 

@@ -45,46 +45,14 @@ export const generationEn: typeof generationRu = {
   cost_many: '{{count}} tokens',
   cost_other: '{{count}} tokens',
   templates: {
-    portrait: {
-      label: 'Portrait',
-      prompt:
-        'Close-up portrait of a young woman with freckles by a window, soft natural light, shallow depth of field, 85mm photo, detailed skin texture',
-    },
-    landscape: {
-      label: 'Landscape',
-      prompt:
-        'Misty mountain valley at sunrise, a winding river, pine forests, golden light breaking through clouds, wide-angle landscape photography',
-    },
-    abstract: {
-      label: 'Abstract',
-      prompt:
-        'Abstract composition of flowing liquid colours, deep blue and gold swirls, marble texture, high contrast, elegant and dynamic',
-    },
-    character: {
-      label: 'Character',
-      prompt:
-        'Full-body fantasy character, a wandering elf ranger in a green cloak with a longbow, detailed armour, dramatic lighting, concept art',
-    },
-    architecture: {
-      label: 'Architecture',
-      prompt:
-        'Modern glass and concrete villa on a cliff above the sea, minimalist architecture, sunset reflections, architectural photography',
-    },
-    food: {
-      label: 'Food',
-      prompt:
-        'Rustic wooden table with freshly baked sourdough bread, butter and honey, morning light, food photography, shallow depth of field',
-    },
-    anime: {
-      label: 'Anime',
-      prompt:
-        'Anime girl with silver hair standing on a rooftop at dusk, city lights below, cherry blossoms in the wind, vibrant colours, detailed illustration',
-    },
-    cyberpunk: {
-      label: 'Cyberpunk',
-      prompt:
-        'Neon-lit cyberpunk street at night in the rain, holographic signs, crowds with umbrellas, flying cars, reflections on wet asphalt, cinematic',
-    },
+    portrait: { label: 'Portrait' },
+    landscape: { label: 'Landscape' },
+    abstract: { label: 'Abstract' },
+    character: { label: 'Character' },
+    architecture: { label: 'Architecture' },
+    food: { label: 'Food' },
+    anime: { label: 'Anime' },
+    cyberpunk: { label: 'Cyberpunk' },
   },
   styles: {
     none: 'None',

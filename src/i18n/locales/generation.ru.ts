@@ -42,46 +42,14 @@ export const generationRu = {
   cost_many: '{{count}} токенов',
   cost_other: '{{count}} токена',
   templates: {
-    portrait: {
-      label: 'Портрет',
-      prompt:
-        'Close-up portrait of a young woman with freckles by a window, soft natural light, shallow depth of field, 85mm photo, detailed skin texture',
-    },
-    landscape: {
-      label: 'Пейзаж',
-      prompt:
-        'Misty mountain valley at sunrise, a winding river, pine forests, golden light breaking through clouds, wide-angle landscape photography',
-    },
-    abstract: {
-      label: 'Абстракция',
-      prompt:
-        'Abstract composition of flowing liquid colours, deep blue and gold swirls, marble texture, high contrast, elegant and dynamic',
-    },
-    character: {
-      label: 'Персонаж',
-      prompt:
-        'Full-body fantasy character, a wandering elf ranger in a green cloak with a longbow, detailed armour, dramatic lighting, concept art',
-    },
-    architecture: {
-      label: 'Архитектура',
-      prompt:
-        'Modern glass and concrete villa on a cliff above the sea, minimalist architecture, sunset reflections, architectural photography',
-    },
-    food: {
-      label: 'Еда',
-      prompt:
-        'Rustic wooden table with freshly baked sourdough bread, butter and honey, morning light, food photography, shallow depth of field',
-    },
-    anime: {
-      label: 'Аниме',
-      prompt:
-        'Anime girl with silver hair standing on a rooftop at dusk, city lights below, cherry blossoms in the wind, vibrant colours, detailed illustration',
-    },
-    cyberpunk: {
-      label: 'Киберпанк',
-      prompt:
-        'Neon-lit cyberpunk street at night in the rain, holographic signs, crowds with umbrellas, flying cars, reflections on wet asphalt, cinematic',
-    },
+    portrait: { label: 'Портрет' },
+    landscape: { label: 'Пейзаж' },
+    abstract: { label: 'Абстракция' },
+    character: { label: 'Персонаж' },
+    architecture: { label: 'Архитектура' },
+    food: { label: 'Еда' },
+    anime: { label: 'Аниме' },
+    cyberpunk: { label: 'Киберпанк' },
   },
   styles: {
     none: 'Без стиля',

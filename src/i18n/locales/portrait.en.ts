@@ -52,35 +52,20 @@ export const portraitEn: typeof portraitRu = {
   },
   templates: {
     male: {
-      business: {
-        label: 'Business',
-        prompt: 'Business portrait of a man in a dark suit, studio lighting, neutral grey backdrop',
-      },
-      explorer: {
-        label: 'Explorer',
-        prompt: 'A man exploring the mountains, outdoor jacket, wind, golden sunset light',
-      },
-      noir: { label: 'Noir', prompt: 'Black and white portrait of a man in a hat, film noir, hard shadows, smoke' },
-      knight: { label: 'Knight', prompt: 'A man in medieval armour, a castle behind him, cinematic lighting' },
-      cyberpunk: { label: 'Cyberpunk', prompt: 'A man in a cyberpunk city at night, neon signs, rain' },
-      vintage: { label: 'Vintage', prompt: 'Vintage 1950s portrait of a man, film grain, warm tones' },
+      business: { label: 'Business' },
+      explorer: { label: 'Explorer' },
+      noir: { label: 'Noir' },
+      knight: { label: 'Knight' },
+      cyberpunk: { label: 'Cyberpunk' },
+      vintage: { label: 'Vintage' },
     },
     female: {
-      business: {
-        label: 'Business',
-        prompt: 'Business portrait of a woman in a light blazer, soft studio light, office behind her',
-      },
-      golden: {
-        label: 'Golden hour',
-        prompt: 'A woman in a field at golden hour, a light breeze in her hair, warm light',
-      },
-      noir: { label: 'Noir', prompt: 'Black and white old Hollywood portrait of a woman, soft rim light' },
-      fantasy: { label: 'Fantasy', prompt: 'A woman as an elf in an enchanted forest, a flower crown, a magical glow' },
-      cyberpunk: {
-        label: 'Cyberpunk',
-        prompt: 'A woman in a cyberpunk city at night, neon reflections, a futuristic jacket',
-      },
-      winter: { label: 'Winter', prompt: 'A woman in a winter forest, a wool scarf, falling snow, cool tones' },
+      business: { label: 'Business' },
+      golden: { label: 'Golden hour' },
+      noir: { label: 'Noir' },
+      fantasy: { label: 'Fantasy' },
+      cyberpunk: { label: 'Cyberpunk' },
+      winter: { label: 'Winter' },
     },
   },
   errors: {

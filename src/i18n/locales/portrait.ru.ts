@@ -50,35 +50,20 @@ export const portraitRu = {
   },
   templates: {
     male: {
-      business: {
-        label: 'Деловой',
-        prompt: 'Business portrait of a man in a dark suit, studio lighting, neutral grey backdrop',
-      },
-      explorer: {
-        label: 'Путешественник',
-        prompt: 'A man exploring the mountains, outdoor jacket, wind, golden sunset light',
-      },
-      noir: { label: 'Нуар', prompt: 'Black and white portrait of a man in a hat, film noir, hard shadows, smoke' },
-      knight: { label: 'Рыцарь', prompt: 'A man in medieval armour, a castle behind him, cinematic lighting' },
-      cyberpunk: { label: 'Киберпанк', prompt: 'A man in a cyberpunk city at night, neon signs, rain' },
-      vintage: { label: 'Винтаж', prompt: 'Vintage 1950s portrait of a man, film grain, warm tones' },
+      business: { label: 'Деловой' },
+      explorer: { label: 'Путешественник' },
+      noir: { label: 'Нуар' },
+      knight: { label: 'Рыцарь' },
+      cyberpunk: { label: 'Киберпанк' },
+      vintage: { label: 'Винтаж' },
     },
     female: {
-      business: {
-        label: 'Деловой',
-        prompt: 'Business portrait of a woman in a light blazer, soft studio light, office behind her',
-      },
-      golden: {
-        label: 'Золотой час',
-        prompt: 'A woman in a field at golden hour, a light breeze in her hair, warm light',
-      },
-      noir: { label: 'Нуар', prompt: 'Black and white old Hollywood portrait of a woman, soft rim light' },
-      fantasy: { label: 'Фэнтези', prompt: 'A woman as an elf in an enchanted forest, a flower crown, a magical glow' },
-      cyberpunk: {
-        label: 'Киберпанк',
-        prompt: 'A woman in a cyberpunk city at night, neon reflections, a futuristic jacket',
-      },
-      winter: { label: 'Зима', prompt: 'A woman in a winter forest, a wool scarf, falling snow, cool tones' },
+      business: { label: 'Деловой' },
+      golden: { label: 'Золотой час' },
+      noir: { label: 'Нуар' },
+      fantasy: { label: 'Фэнтези' },
+      cyberpunk: { label: 'Киберпанк' },
+      winter: { label: 'Зима' },
     },
   },
   errors: {

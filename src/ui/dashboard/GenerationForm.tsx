@@ -12,6 +12,7 @@ import {
   STYLE_PRESETS,
 } from '../../domain/images';
 import { textLength } from '../../domain/text';
+import { GENERATION_TEMPLATE_PROMPTS, type GenerationTemplate } from '../../domain/templates';
 import { i18next } from '../../i18n';
 import { errorText } from '../../api/error-text';
 import { balanceShort, canSubmit, type GenerationField } from '../../machines/generation';
@@ -20,16 +21,8 @@ import type { GenerationRef } from './types';
 
 const t = i18next.t;
 
-export const TEMPLATE_KEYS = [
-  'portrait',
-  'landscape',
-  'abstract',
-  'character',
-  'architecture',
-  'food',
-  'anime',
-  'cyberpunk',
-] as const;
+/** SPEC 2's eight templates, in SPEC's order. */
+const TEMPLATE_KEYS = Object.keys(GENERATION_TEMPLATE_PROMPTS) as GenerationTemplate[];
 
 const fieldClass =
   'mt-1 w-full rounded-lg border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-200 disabled:bg-slate-100';
@@ -120,7 +113,7 @@ export function GenerationForm({ actor }: { actor: GenerationRef }) {
               type="button"
               disabled={generating}
               data-testid={`template-${key}`}
-              onClick={() => actor.send({ type: 'TEMPLATE.APPLY', prompt: t(`generation:templates.${key}.prompt`) })}
+              onClick={() => actor.send({ type: 'TEMPLATE.APPLY', prompt: GENERATION_TEMPLATE_PROMPTS[key] })}
               className="rounded-full bg-slate-100 px-3 py-1 text-xs font-medium text-slate-700 hover:bg-indigo-100 hover:text-indigo-700 disabled:opacity-50"
             >
               {t(`generation:templates.${key}.label`)}

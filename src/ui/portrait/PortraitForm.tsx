@@ -5,15 +5,13 @@ import { useRef, useState, type DragEvent } from 'react';
 import { formatFileSize } from '../../i18n/format';
 import { PROMPT_MAX_LENGTH } from '../../domain/images';
 import { PORTRAIT_ASPECT_RATIOS, PORTRAIT_COST, UPLOAD_ACCEPT } from '../../domain/portraits';
+import { PORTRAIT_TEMPLATE_PROMPTS } from '../../domain/templates';
 import { textLength } from '../../domain/text';
 import { i18next } from '../../i18n';
 import type { PortraitRef, PortraitTab } from '../../machines/portrait';
 import { problemText } from './texts';
 
 const t = i18next.t;
-
-export const MALE_TEMPLATES = ['business', 'explorer', 'noir', 'knight', 'cyberpunk', 'vintage'] as const;
-export const FEMALE_TEMPLATES = ['business', 'golden', 'noir', 'fantasy', 'cyberpunk', 'winter'] as const;
 
 const labelClass = 'block text-sm font-medium text-slate-700';
 
@@ -156,7 +154,7 @@ export function PortraitForm({ actor }: { actor: PortraitRef }) {
             </Tabs.List>
             {(['male', 'female'] as const).map((value) => (
               <Tabs.Content key={value} value={value} className="mt-2 flex flex-wrap gap-2">
-                {(value === 'male' ? MALE_TEMPLATES : FEMALE_TEMPLATES).map((key) => {
+                {Object.keys(PORTRAIT_TEMPLATE_PROMPTS[value]).map((key) => {
                   const base = `portrait:templates.${value}.${key}` as 'portrait:templates.male.business';
                   return (
                     <button
@@ -166,7 +164,7 @@ export function PortraitForm({ actor }: { actor: PortraitRef }) {
                       onClick={() =>
                         actor.send({
                           type: 'TEMPLATE.APPLY',
-                          prompt: t(`${base}.prompt` as 'portrait:templates.male.business.prompt'),
+                          prompt: (PORTRAIT_TEMPLATE_PROMPTS[value] as Record<string, string>)[key] ?? '',
                         })
                       }
                       className="rounded-full border border-slate-300 px-3 py-1 text-sm text-slate-700 hover:border-indigo-400 hover:bg-indigo-50"
