@@ -21,7 +21,7 @@ import { AppError } from '../errors';
 import { withDeadline, type PaidJobs } from '../jobs/paid-job';
 import { imageProviderErrorToAppError } from '../providers/images/app-error';
 import { ImageProviderError, type ImageJob, type ImageProvider, type ImageResult } from '../providers/images/types';
-import { jobPixelSize } from '../providers/images/job';
+import { jobPixelSize, V2BETA_SEED_MAX } from '../providers/images/job';
 import { stabilityErrorKind } from '../providers/images/stability';
 import { countProviderError } from '../metrics';
 import { LIVENESS } from '../jobs/liveness';
@@ -33,13 +33,10 @@ const ORIGINAL_STEPS = 30;
 const ORIGINAL_CFG_SCALE = 7;
 
 /**
- * Stability's v2beta endpoints (ultra, core, sd3) take seeds 0 to 4294967294
- * (PROVIDERS.md), one less than SPEC's form allows (0 to 4294967295), which v1 SDXL
- * (original) takes whole. SPEC's top seed is sent to them as 4294967294, so a seed the
- * form allows is never charged only to be refused; the image records the seed used.
+ * SPEC's top seed (4294967295, which v1 SDXL, original, takes whole) is sent to the v2beta
+ * endpoints as their top one, so a seed the form allows is never charged only to be
+ * refused; the image records the seed used.
  */
-export const V2BETA_SEED_MAX = 4294967294;
-
 function providerSeed(model: ImageModelId, seed: number | undefined): number | undefined {
   if (seed === undefined || model === 'original') return seed;
   return Math.min(seed, V2BETA_SEED_MAX);

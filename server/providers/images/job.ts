@@ -19,6 +19,12 @@ import { aspectRatioPixelSize } from './sizes';
 import type { ImageJob } from './types';
 
 /**
+ * The highest seed Stability's v2beta endpoints (ultra, core, sd3) take: 0 to 4294967294
+ * (PROVIDERS.md), one less than SPEC's form allows.
+ */
+export const V2BETA_SEED_MAX = 4294967294;
+
+/**
  * Both providers refuse the same malformed jobs, so a job that works offline also makes
  * sense to Stability. Routes validate bodies first; reaching this is a programming error
  * or a hand-built job, reported with the catalogue's validation code.

@@ -5,7 +5,7 @@ import { randomInt } from 'node:crypto';
 import { setTimeout } from 'node:timers/promises';
 import sharp from 'sharp';
 import { IMAGE_MODELS, type ImageSize } from '../../../src/domain/images';
-import { assertValidJob, effectiveStylePreset, jobPixelSize } from './job';
+import { assertValidJob, effectiveStylePreset, jobPixelSize, V2BETA_SEED_MAX } from './job';
 import { normaliseForFont, textCellWidth, textPath, TEXT_CELL_HEIGHT } from './pixel-font';
 import { MIME_TYPES, type ImageJob, type ImageProvider, type ImageResult, type OutputFormat } from './types';
 
@@ -55,10 +55,10 @@ export function createOfflineImageProvider(options: { delayMs?: number } = {}): 
 /**
  * The seed used when the job has none (or 0, which Stability reads as "pick one"): a new
  * random one each time, so Regenerate with a blank seed draws a new picture (issue #26), and
- * always inside the range both Stability APIs accept (1..4294967294).
+ * always inside the range both Stability APIs accept.
  */
 export function randomSeed(): number {
-  return randomInt(1, 4294967295);
+  return randomInt(1, V2BETA_SEED_MAX + 1);
 }
 
 /** Whether encoded bytes carry the offline renderer's XMP mark. */
