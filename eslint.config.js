@@ -35,9 +35,9 @@ export default tseslint.config(
   },
   {
     // Views render state and send events: network calls belong to src/api actors, and a view
-    // takes from src/api only those actors (live…Machine, with the stored model choice the
-    // chat settings actor starts from, the drafts a screen's actor starts from) and the
-    // wording of problems (api/error-text.ts).
+    // takes from src/api only those actors (live…Machine), the stored values an actor starts
+    // from (stored…: the chosen chat model, a held draft) and the wording of problems
+    // (api/error-text.ts).
     files: ['src/ui/**/*.{ts,tsx}', 'src/machines/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -47,7 +47,7 @@ export default tseslint.config(
           patterns: [
             {
               regex: '(^|/)api/(?!error-text$)[^/]+$',
-              allowImportNamePattern: '^(live[A-Z]\\w*Machine|storedModel|heldDraft|sessionUserId)$',
+              allowImportNamePattern: '^(live[A-Z]\\w*Machine|stored[A-Z]\\w*)$',
               allowTypeImports: true,
               message: 'A view takes the actors src/api provides (live…Machine), not its requests or client.',
             },

@@ -74,6 +74,11 @@ export function heldDraft(kind: DraftKind, userId: number | null | undefined): s
   return drafts.texts[kind];
 }
 
+/** What a screen given `session` starts its input from: the held draft of that user, if any. */
+export function storedDraft(kind: DraftKind, session: AnyActorRef | null | undefined): string | undefined {
+  return heldDraft(kind, sessionUserId(session));
+}
+
 /** Logout: nothing typed stays behind for the next person at this computer. */
 export function forgetDrafts(): void {
   write(null);

@@ -9,7 +9,7 @@ import {
   liveConversationRoutingMachine,
   storedModel,
 } from '../../api/chat';
-import { heldDraft, sessionUserId } from '../../api/drafts';
+import { storedDraft } from '../../api/drafts';
 import { errorText } from '../../api/error-text';
 import { cannotPayAnyReply } from '../../domain/chat';
 import type { Message } from '../../domain/conversation';
@@ -111,7 +111,7 @@ export function ChatScreen() {
   );
   // What was being typed when the session ended comes back after the sign-in (issue #26).
   const chatSend = useActorRef(sendLogic, {
-    input: { session, routing, draft: heldDraft('chat', sessionUserId(session)) },
+    input: { session, routing, draft: storedDraft('chat', session) },
   });
   useLiveActor('conversation-routing', routing);
   useLiveActor('chat-send', chatSend);

@@ -1,7 +1,7 @@
 import { getRouteApi } from '@tanstack/react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import { useEffect, useMemo } from 'react';
-import { heldDraft, sessionUserId } from '../../api/drafts';
+import { storedDraft } from '../../api/drafts';
 import { liveGenerationMachine } from '../../api/generation';
 import { formPreset } from '../../machines/generation';
 import { i18next } from '../../i18n';
@@ -38,7 +38,7 @@ export function DashboardScreen() {
   );
   const preset = useMemo(() => formPreset(search), [search]);
   // Regenerate's prompt, else what was being typed when the session ended (issue #26).
-  const prompt = search.prompt ?? heldDraft('generation', sessionUserId(session));
+  const prompt = search.prompt ?? storedDraft('generation', session);
   const actor = useActorRef(machine, { input: { session, balance, prompt, preset } });
   useLiveActor('generation', actor);
 
