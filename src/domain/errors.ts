@@ -61,6 +61,10 @@ export const errorCatalogue = {
   SUBSCRIPTION_EXISTS: { status: 409, message: 'You already have a subscription' },
   STORAGE_UNAVAILABLE: { status: 503, message: 'The image could not be saved, and your tokens were refunded' },
   ACCOUNT_DISABLED: { status: 403, message: 'This account has been disabled' },
+  /** Durable jobs (src/domain/jobs.ts): the user already has as many in progress as allowed. */
+  TOO_MANY_JOBS: { status: 429, message: 'Too many jobs in progress. Wait for one to finish or cancel one' },
+  /** Cancel of a job that already finished: nothing was refunded. */
+  JOB_FINISHED: { status: 409, message: 'This job has already finished; nothing was refunded' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

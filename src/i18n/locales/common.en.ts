@@ -80,6 +80,8 @@ export const commonEn: typeof commonRu = {
     SUBSCRIPTION_EXISTS: 'You already have a subscription',
     STORAGE_UNAVAILABLE: 'The image could not be saved, and your tokens were refunded',
     ACCOUNT_DISABLED: 'This account has been disabled',
+    TOO_MANY_JOBS: 'You have reached the limit of {{limit}} jobs at once. Wait for one to finish or cancel one',
+    JOB_FINISHED: 'This job has already finished; nothing was refunded',
   },
   lowBalance: {
     addTokens: 'Add tokens',
