@@ -83,5 +83,9 @@ export const jobEventSchema = z.object({
 
 export type JobEvent = z.infer<typeof jobEventSchema>;
 
-/** The names of the event stream's events. */
-export const STREAM_EVENTS = { job: 'job' } as const;
+/**
+ * The names of the event stream's events. `ready` is the first frame of a connection made
+ * without `Last-Event-ID`: its `id:` is the newest event so far (data `{}`), so a reader that
+ * loads GET /api/jobs after it and reconnects with that id misses nothing in between.
+ */
+export const STREAM_EVENTS = { job: 'job', ready: 'ready' } as const;
