@@ -65,6 +65,8 @@ export const errorCatalogue = {
   TOO_MANY_JOBS: { status: 429, message: 'Too many jobs in progress. Wait for one to finish or cancel one' },
   /** Cancel of a job that already finished: nothing was refunded. */
   JOB_FINISHED: { status: 409, message: 'This job has already finished; nothing was refunded' },
+  /** The job this request waited for was cancelled (from another tab, say) and refunded. */
+  JOB_CANCELLED: { status: 409, message: 'The job was cancelled and your tokens were refunded' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

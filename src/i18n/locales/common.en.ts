@@ -82,6 +82,7 @@ export const commonEn: typeof commonRu = {
     ACCOUNT_DISABLED: 'This account has been disabled',
     TOO_MANY_JOBS: 'You have reached the limit of {{limit}} jobs at once. Wait for one to finish or cancel one',
     JOB_FINISHED: 'This job has already finished; nothing was refunded',
+    JOB_CANCELLED: 'The job was cancelled and your tokens were refunded',
   },
   lowBalance: {
     addTokens: 'Add tokens',
