@@ -41,45 +41,29 @@ export interface SseLineParser {
 const LINE_BREAK = /\r\n|\r|\n/;
 
 /**
- * Incremental, line-based reader. Reads may cut a frame, a line or even a UTF-8
+ * Splits a body into lines as it arrives. Reads may cut a frame, a line or even a UTF-8
  * character anywhere, so text is buffered until a line break and bytes go through a
- * streaming TextDecoder. Comments, other fields (`event:`, `id:`) and data that is not
- * JSON are skipped: SPEC 7 says lines that cannot be parsed are ignored.
+ * streaming TextDecoder. Both readers below take their lines from here.
  */
-export function createSseLineParser(): SseLineParser {
+function createLineSplitter(): {
+  push(chunk: string | Uint8Array): string[];
+  /** The lines the end completes, and what followed the last line break. */
+  end(): { lines: string[]; rest: string };
+} {
   let buffer = '';
   let decoder: TextDecoder | undefined;
 
-  function parseLine(line: string): SseLineEvent | undefined {
-    if (!line.startsWith('data:')) return undefined;
-    // The SSE format allows exactly one optional space after the colon.
-    const payload = line.startsWith('data: ') ? line.slice(6) : line.slice(5);
-    if (payload.trim() === '[DONE]') return { type: 'done' };
-    try {
-      return { type: 'data', value: JSON.parse(payload) as unknown };
-    } catch {
-      return undefined;
-    }
-  }
-
-  function drain(final: boolean): SseLineEvent[] {
-    const events: SseLineEvent[] = [];
+  function drain(final: boolean): string[] {
+    const lines: string[] = [];
     let match: RegExpExecArray | null;
     while ((match = LINE_BREAK.exec(buffer)) !== null) {
       // A lone CR at the very end may be the first half of a CRLF split across reads;
       // waiting for the next read keeps both halves one line break.
       if (!final && match[0] === '\r' && match.index === buffer.length - 1) break;
-      const line = buffer.slice(0, match.index);
+      lines.push(buffer.slice(0, match.index));
       buffer = buffer.slice(match.index + match[0].length);
-      const event = parseLine(line);
-      if (event) events.push(event);
     }
-    if (final && buffer !== '') {
-      const event = parseLine(buffer);
-      buffer = '';
-      if (event) events.push(event);
-    }
-    return events;
+    return lines;
   }
 
   return {
@@ -94,8 +78,98 @@ export function createSseLineParser(): SseLineParser {
     },
     end() {
       if (decoder) buffer += decoder.decode();
-      return drain(true);
+      const lines = drain(true);
+      const rest = buffer;
+      buffer = '';
+      return { lines, rest };
     },
+  };
+}
+
+/**
+ * Incremental, line-based reader of the chat stream. Comments, other fields (`event:`,
+ * `id:`) and data that is not JSON are skipped: SPEC 7 says lines that cannot be parsed are
+ * ignored.
+ */
+export function createSseLineParser(): SseLineParser {
+  const lines = createLineSplitter();
+
+  function parseLine(line: string): SseLineEvent | undefined {
+    if (!line.startsWith('data:')) return undefined;
+    // The SSE format allows exactly one optional space after the colon.
+    const payload = line.startsWith('data: ') ? line.slice(6) : line.slice(5);
+    if (payload.trim() === '[DONE]') return { type: 'done' };
+    try {
+      return { type: 'data', value: JSON.parse(payload) as unknown };
+    } catch {
+      return undefined;
+    }
+  }
+
+  const parse = (batch: string[]) => batch.flatMap((line) => parseLine(line) ?? []);
+  return {
+    push: (chunk) => parse(lines.push(chunk)),
+    // A body that ends without a final line break still delivers its last line.
+    end: () => {
+      const { lines: last, rest } = lines.end();
+      return parse(rest === '' ? last : [...last, rest]);
+    },
+  };
+}
+
+/**
+ * One event of a stream read by its frames (the job events of GET /api/events): its name
+ * (`event:`, "message" when the frame names none), its data lines joined by line breaks,
+ * and the stream's last event id after it (`id:`, kept from earlier frames when it names
+ * none, as a browser's EventSource keeps it).
+ */
+export interface SseFrame {
+  event: string;
+  data: string;
+  lastEventId: string | null;
+}
+
+export interface SseFrameParser {
+  /** Feeds the next piece of the body; returns the frames completed by it. */
+  push(chunk: string | Uint8Array): SseFrame[];
+  /** The body ended: a frame not closed by an empty line is dropped, as the format says. */
+  end(): SseFrame[];
+}
+
+/**
+ * Reads a body frame by frame, as the server-sent events format dispatches them: fields
+ * gather until an empty line; comments (`:`) and unknown fields are skipped; an `id` holding
+ * NUL is ignored; a frame without data dispatches nothing but still moves the last event id.
+ */
+export function createSseFrameParser(): SseFrameParser {
+  const lines = createLineSplitter();
+  let lastEventId: string | null = null;
+  let event = '';
+  let data: string[] = [];
+
+  function read(line: string): SseFrame | undefined {
+    if (line === '') {
+      const frame = data.length > 0 ? { event: event || 'message', data: data.join('\n'), lastEventId } : undefined;
+      event = '';
+      data = [];
+      return frame;
+    }
+    if (line.startsWith(':')) return undefined;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') data.push(value);
+    else if (field === 'event') event = value;
+    else if (field === 'id' && !value.includes('\0')) lastEventId = value;
+    return undefined;
+  }
+
+  return {
+    push: (chunk) => lines.push(chunk).flatMap((line) => read(line) ?? []),
+    // Frames the end completes are dispatched; an unfinished one, or a line without its
+    // break, is dropped.
+    end: () => lines.end().lines.flatMap((line) => read(line) ?? []),
   };
 }
 

@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   SSE_DONE,
   chatStreamEventSchema,
+  createSseFrameParser,
   createSseLineParser,
   encodeSseData,
   sseComment,
   toChatStreamEvent,
 } from '../../src/domain/sse';
-import type { SseLineEvent } from '../../src/domain/sse';
+import type { SseFrame, SseLineEvent } from '../../src/domain/sse';
 
 function parseAll(chunks: Array<string | Uint8Array>): SseLineEvent[] {
   const parser = createSseLineParser();
@@ -117,6 +118,74 @@ describe('createSseLineParser', () => {
     const other = createSseLineParser();
     expect(other.push('data: {not json')).toEqual([]);
     expect(other.end()).toEqual([]);
+  });
+});
+
+/**
+ * The job events' stream (issue #28, GET /api/events) is read by its frames, as the
+ * server-sent events format (WHATWG HTML, "Interpreting an event stream") dispatches them.
+ */
+describe('createSseFrameParser', () => {
+  function framesOf(chunks: Array<string | Uint8Array>): SseFrame[] {
+    const parser = createSseFrameParser();
+    const frames: SseFrame[] = [];
+    for (const c of chunks) frames.push(...parser.push(c));
+    frames.push(...parser.end());
+    return frames;
+  }
+  const body =
+    'id: 41\nevent: ready\ndata: {}\n\n' +
+    ': ping\n\n' +
+    'id: 42\nevent: job\ndata: {"job":{"id":7,"prompt":"Сова 🦉"},"balance":38}\n\n' +
+    'event: job\ndata: {"a":1}\ndata: {"b":2}\n\n';
+  const expected: SseFrame[] = [
+    { event: 'ready', data: '{}', lastEventId: '41' },
+    { event: 'job', data: '{"job":{"id":7,"prompt":"Сова 🦉"},"balance":38}', lastEventId: '42' },
+    // No id of its own: the stream's last id stays; two data lines join with a line break.
+    { event: 'job', data: '{"a":1}\n{"b":2}', lastEventId: '42' },
+  ];
+
+  it('dispatches a frame at its empty line, with its name, data and the last id', () => {
+    expect(framesOf([body])).toEqual(expected);
+  });
+
+  it('reads the body split at every byte, and with CRLF or CR line breaks', () => {
+    const bytes = new TextEncoder().encode(body);
+    for (let i = 0; i <= bytes.length; i++) {
+      expect(framesOf([bytes.slice(0, i), bytes.slice(i)]), `split at byte ${i}`).toEqual(expected);
+    }
+    for (const eol of ['\r\n', '\r']) {
+      const text = body.replace(/\n/g, eol);
+      for (let i = 0; i <= text.length; i++) {
+        expect(framesOf([text.slice(0, i), text.slice(i)]), `${JSON.stringify(eol)} at ${i}`).toEqual(expected);
+      }
+    }
+  });
+
+  it('names a frame without event "message", skips comments and unknown fields, takes one space after the colon', () => {
+    expect(framesOf(['retry: 10\nfoo: bar\n:comment\ndata:x\ndata:  y\n\n'])).toEqual([
+      { event: 'message', data: 'x\n y', lastEventId: null },
+    ]);
+    // A field without a colon is its name with an empty value.
+    expect(framesOf(['data\n\n'])).toEqual([{ event: 'message', data: '', lastEventId: null }]);
+  });
+
+  it('dispatches nothing for a frame without data, but its id still counts', () => {
+    expect(framesOf(['id: 5\nevent: job\n\ndata: z\n\n'])).toEqual([{ event: 'message', data: 'z', lastEventId: '5' }]);
+  });
+
+  it('ignores an id holding NUL', () => {
+    expect(framesOf(['id: 3\ndata: a\n\nid: 4\u0000\ndata: b\n\n'])).toEqual([
+      { event: 'message', data: 'a', lastEventId: '3' },
+      { event: 'message', data: 'b', lastEventId: '3' },
+    ]);
+  });
+
+  it('drops a frame the body ended before its empty line', () => {
+    const parser = createSseFrameParser();
+    expect(parser.push('id: 9\nevent: job\ndata: {}')).toEqual([]);
+    expect(parser.end()).toEqual([]);
+    expect(framesOf(['data: a\n\ndata: b\n'])).toEqual([{ event: 'message', data: 'a', lastEventId: null }]);
   });
 });
 
