@@ -7,7 +7,9 @@ import { downloadImage, fetchMyImages, generateImage } from './images';
 /** The generation machine wired to the real API; the screen adds what needs the page. */
 export const liveGenerationMachine = generationMachine.provide({
   actors: {
-    generate: fromPromise<GenerationReply, GenerateRequest>(({ input }) => generateImage(input.endpoint, input.body)),
+    generate: fromPromise<GenerationReply, GenerateRequest>(({ input, signal }) =>
+      generateImage(input.endpoint, input.body, signal),
+    ),
     loadRecent: fromPromise<ImageRecord[], { limit: number }>(async ({ input }) => {
       const page = await fetchMyImages({ page: 1, limit: input.limit });
       return page.images;

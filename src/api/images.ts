@@ -8,10 +8,15 @@ import { anyBody, ApiError, api, notifyUnauthorized, request, toApiError } from 
  * The reply keeps tokens.charged beside data, so it is read whole rather than unwrapped.
  * Failures carry the server's message (SPEC section 8).
  */
-export async function generateImage(endpoint: string, body: unknown): Promise<GenerationReply> {
+export async function generateImage(endpoint: string, body: unknown, signal?: AbortSignal): Promise<GenerationReply> {
   let reply: unknown;
   try {
-    reply = await api().url(endpoint).post(body).json();
+    // Aborting (Run in background) only stops waiting: the server's job goes on (issue #28).
+    reply = await api()
+      .options(signal ? { signal } : {})
+      .url(endpoint)
+      .post(body)
+      .json();
   } catch (error) {
     const apiError = toApiError(error);
     if (apiError.status === 401) notifyUnauthorized();

@@ -20,7 +20,7 @@ const portraitReplySchema = z.object({
  * aspect_ratio, style_preset, output_format only when present. The reply keeps
  * tokens.charged beside data, so it is read whole.
  */
-export async function createPortrait(request: PortraitRequest): Promise<PortraitReply> {
+export async function createPortrait(request: PortraitRequest, signal?: AbortSignal): Promise<PortraitReply> {
   const form = new FormData();
   form.append('prompt', request.prompt);
   if (request.file instanceof Blob) form.append('user_image_file', request.file, request.fileName);
@@ -29,7 +29,13 @@ export async function createPortrait(request: PortraitRequest): Promise<Portrait
   if (request.outputFormat) form.append('output_format', request.outputFormat);
   let reply: unknown;
   try {
-    reply = await api().url(PORTRAIT_ENDPOINT).body(form).post().json();
+    // Aborting (Run in background) only stops waiting: the server's job goes on (issue #28).
+    reply = await api()
+      .options(signal ? { signal } : {})
+      .url(PORTRAIT_ENDPOINT)
+      .body(form)
+      .post()
+      .json();
   } catch (error) {
     const apiError = toApiError(error);
     if (apiError.status === 401) notifyUnauthorized();
@@ -43,7 +49,7 @@ export async function createPortrait(request: PortraitRequest): Promise<Portrait
 /** The portrait machine wired to the real API and the browser. */
 export const livePortraitMachine = portraitMachine.provide({
   actors: {
-    createPortrait: fromPromise<PortraitReply, PortraitRequest>(({ input }) => createPortrait(input)),
+    createPortrait: fromPromise<PortraitReply, PortraitRequest>(({ input, signal }) => createPortrait(input, signal)),
   },
   actions: {
     releasePreview: (_, params) => {

@@ -4,6 +4,7 @@ import { commonEn } from './locales/common.en';
 import { galleryEn } from './locales/gallery.en';
 import { generationEn } from './locales/generation.en';
 import { portraitEn } from './locales/portrait.en';
+import { queueEn } from './locales/queue.en';
 // Typed by the Russian texts themselves, not by ./index, which imports this module.
 import type { texts as ruTexts } from './texts.ru';
 
@@ -15,4 +16,5 @@ export const texts: typeof ruTexts = {
   billing: billingEn,
   gallery: galleryEn,
   portrait: portraitEn,
+  queue: queueEn,
 };

@@ -4,6 +4,7 @@ import { commonRu } from './locales/common.ru';
 import { galleryRu } from './locales/gallery.ru';
 import { generationRu } from './locales/generation.ru';
 import { portraitRu } from './locales/portrait.ru';
+import { queueRu } from './locales/queue.ru';
 
 /** Every Russian text, namespaces per feature. */
 export const texts = {
@@ -13,4 +14,5 @@ export const texts = {
   billing: billingRu,
   gallery: galleryRu,
   portrait: portraitRu,
+  queue: queueRu,
 } as const;

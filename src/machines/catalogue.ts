@@ -5,9 +5,11 @@ import { chatSettingsMachine } from './chat-settings';
 import { conversationRoutingMachine } from './conversation-routing';
 import { galleryMachine } from './gallery';
 import { generationMachine } from './generation';
+import { jobStreamMachine } from './job-stream';
 import { paymentStatusMachine } from './payment-status';
 import { portraitMachine } from './portrait';
 import { purchaseMachine } from './purchase';
+import { queueMachine } from './queue';
 import { sessionMachine } from './session';
 import { toastsMachine } from './toasts';
 
@@ -27,4 +29,6 @@ export const machineCatalogue: Readonly<Record<string, AnyStateMachine>> = {
   'payment-status': paymentStatusMachine,
   gallery: galleryMachine,
   portrait: portraitMachine,
+  queue: queueMachine,
+  'job-stream': jobStreamMachine,
 };

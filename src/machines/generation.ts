@@ -1,4 +1,15 @@
-import { and, assign, enqueueActions, fromCallback, fromPromise, not, setup, stateIn, type ActorRefFrom } from 'xstate';
+import {
+  and,
+  assign,
+  enqueueActions,
+  fromCallback,
+  fromPromise,
+  not,
+  setup,
+  stateIn,
+  type ActorRefFrom,
+  type AnyActorRef,
+} from 'xstate';
 import { balanceOf, problemOf, type Problem } from '../domain/errors';
 import {
   buildGenerationRequest,
@@ -38,6 +49,8 @@ export const PROGRESS_CEILING = 95;
 
 export interface GenerationContext {
   session: ActorRefFrom<typeof sessionMachine>;
+  /** The job queue (issue #28): told to read the list again when a generation goes to the background. */
+  queue: AnyActorRef | null;
   balance: number;
   form: GenerationForm;
   lastSeed: number | null;
@@ -52,6 +65,7 @@ export interface GenerationContext {
 
 export interface GenerationInputs {
   session: ActorRefFrom<typeof sessionMachine>;
+  queue?: AnyActorRef | null;
   balance: number;
   /** Carried by Regenerate (/dashboard?prompt=...). */
   prompt?: string;
@@ -67,6 +81,8 @@ export type GenerationEvent =
   | { type: 'FORM.PRESET'; values: Partial<GenerationForm> }
   | { type: 'SEED.USE_LAST' }
   | { type: 'SUBMIT' }
+  /** Issue #28: the loader's "Run in background": the job goes on, the form is free again. */
+  | { type: 'RUN_IN_BACKGROUND' }
   | { type: 'TICK' }
   | { type: 'BALANCE.SYNC'; balance: number }
   | { type: 'RECENT.RELOAD' }
@@ -231,6 +247,10 @@ export const generationMachine = setup({
       enqueue.assign({ balance });
       enqueue.sendTo(context.session, { type: 'BALANCE.CHANGED', balance });
     }),
+    /** The queue reads its list again: the job just left in the background is on it. */
+    tellQueue: enqueueActions(({ context, enqueue }) => {
+      if (context.queue) enqueue.sendTo(context.queue, { type: 'JOBS.REFRESH' });
+    }),
     setRecent: assign(({ context }, params: { images: ImageRecord[] }) => ({
       recent: params.images.slice(0, DASHBOARD_PREVIEW_LIMIT),
       // After a reload the last seed is the newest image's that has one (#26).
@@ -249,6 +269,7 @@ export const generationMachine = setup({
   type: 'parallel',
   context: ({ input }) => ({
     session: input.session,
+    queue: input.queue ?? null,
     balance: input.balance,
     form: { ...initialForm(input.prompt ?? ''), ...input.preset },
     lastSeed: null,
@@ -322,7 +343,11 @@ export const generationMachine = setup({
             },
             { src: 'ticker' },
           ],
-          on: { TICK: { actions: 'creep' } },
+          on: {
+            TICK: { actions: 'creep' },
+            // Leaving stops the request (the server's job goes on and shows in the queue).
+            RUN_IN_BACKGROUND: { target: 'idle', actions: 'tellQueue' },
+          },
         },
         result: {},
         error: {},

@@ -22,8 +22,9 @@ function eventLabel(eventType: string, source: NodeLike): string {
     const src = invoke && typeof invoke.src === 'string' ? invoke.src : id;
     return `${kind} ${src}`;
   }
-  const after = /^xstate\.after\.(\d+)\./.exec(eventType);
-  if (after) return `after ${after[1]}ms`;
+  // A delay in milliseconds, or a named one (job-stream's growing `backoff`).
+  const after = /^xstate\.after\.([^.]+)\./.exec(eventType);
+  if (after) return /^\d+$/.test(after[1]!) ? `after ${after[1]}ms` : `after ${after[1]}`;
   if (eventType === '') return 'always';
   return eventType;
 }

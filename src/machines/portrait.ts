@@ -1,4 +1,4 @@
-import { assign, enqueueActions, fromCallback, fromPromise, setup, type ActorRefFrom } from 'xstate';
+import { assign, enqueueActions, fromCallback, fromPromise, setup, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import { balanceOf, problemOf as problemFrom } from '../domain/errors';
 import {
   DEFAULT_PORTRAIT_ASPECT_RATIO,
@@ -48,6 +48,8 @@ export interface PortraitRequest {
 
 export interface PortraitContext {
   session: ActorRefFrom<typeof sessionMachine>;
+  /** The job queue (issue #28): told to read the list again when a portrait goes to the background. */
+  queue: AnyActorRef | null;
   balance: number;
   photo: ChosenPhoto | null;
   tab: PortraitTab;
@@ -59,6 +61,7 @@ export interface PortraitContext {
 
 export interface PortraitInputs {
   session: ActorRefFrom<typeof sessionMachine>;
+  queue?: AnyActorRef | null;
   balance: number;
 }
 
@@ -70,6 +73,8 @@ export type PortraitEvent =
   | { type: 'PROMPT.CHANGE'; value: string }
   | { type: 'ASPECT.CHANGE'; value: string }
   | { type: 'SUBMIT' }
+  /** Issue #28: "Run in background" while the portrait is made: the job goes on, the form is free. */
+  | { type: 'RUN_IN_BACKGROUND' }
   | { type: 'BALANCE.SYNC'; balance: number }
   | { type: 'DOWNLOAD'; image: PortraitImage };
 
@@ -148,6 +153,10 @@ export const portraitMachine = setup({
       enqueue.sendTo(context.session, chargeEvent(params.reply));
     }),
     setError: assign((_, params: { error: unknown }) => ({ error: problemOf(params.error) })),
+    /** The queue reads its list again: the job just left in the background is on it. */
+    tellQueue: enqueueActions(({ context, enqueue }) => {
+      if (context.queue) enqueue.sendTo(context.queue, { type: 'JOBS.REFRESH' });
+    }),
     /** A refusal states the balance: the form and the header take it. */
     reportRefusal: enqueueActions(({ context, enqueue }) => {
       const balance = balanceOf(context.error);
@@ -164,6 +173,7 @@ export const portraitMachine = setup({
   id: 'portrait',
   context: ({ input }) => ({
     session: input.session,
+    queue: input.queue ?? null,
     balance: input.balance,
     photo: null,
     tab: 'female',
@@ -240,6 +250,8 @@ export const portraitMachine = setup({
           actions: [{ type: 'setError', params: ({ event }) => ({ error: event.error }) }, 'reportRefusal'],
         },
       },
+      // Leaving stops the request (the server's job goes on and shows in the queue); photo and prompt stay.
+      on: { RUN_IN_BACKGROUND: { target: 'editable.photoChosen', actions: 'tellQueue' } },
     },
   },
 });

@@ -1,14 +1,21 @@
 import { assign, setup } from 'xstate';
 import type { ToastKind } from '../domain/toast';
 
+/** A link a notification offers (a finished job's image, issue #28). */
+export interface ToastLink {
+  href: string;
+  label: string;
+}
+
 export interface Toast {
   id: number;
   kind: ToastKind;
   message: string;
+  link?: ToastLink;
 }
 
 export type ToastsEvent =
-  { type: 'TOAST.SHOW'; kind: ToastKind; message: string } | { type: 'TOAST.DISMISS'; id: number };
+  { type: 'TOAST.SHOW'; kind: ToastKind; message: string; link?: ToastLink } | { type: 'TOAST.DISMISS'; id: number };
 
 /** The notification queue. Each toast closes itself after SPEC's duration (the view's timer). */
 export const toastsMachine = setup({
@@ -19,9 +26,17 @@ export const toastsMachine = setup({
   },
   // Stryker restore all
   actions: {
-    push: assign(({ context }, params: { kind: ToastKind; message: string }) => ({
+    push: assign(({ context }, params: { kind: ToastKind; message: string; link?: ToastLink }) => ({
       // At most 5 on screen: the oldest go first.
-      toasts: [...context.toasts, { id: context.nextId, kind: params.kind, message: params.message }].slice(-5),
+      toasts: [
+        ...context.toasts,
+        {
+          id: context.nextId,
+          kind: params.kind,
+          message: params.message,
+          ...(params.link ? { link: params.link } : {}),
+        },
+      ].slice(-5),
       nextId: context.nextId + 1,
     })),
     remove: assign(({ context }, params: { id: number }) => ({
@@ -41,14 +56,20 @@ export const toastsMachine = setup({
       on: {
         'TOAST.SHOW': {
           target: 'showing',
-          actions: { type: 'push', params: ({ event }) => ({ kind: event.kind, message: event.message }) },
+          actions: {
+            type: 'push',
+            params: ({ event }) => ({ kind: event.kind, message: event.message, link: event.link }),
+          },
         },
       },
     },
     showing: {
       on: {
         'TOAST.SHOW': {
-          actions: { type: 'push', params: ({ event }) => ({ kind: event.kind, message: event.message }) },
+          actions: {
+            type: 'push',
+            params: ({ event }) => ({ kind: event.kind, message: event.message, link: event.link }),
+          },
         },
         'TOAST.DISMISS': [
           {

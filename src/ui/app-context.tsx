@@ -54,7 +54,7 @@ export function useToast(): (kind: ToastKind, message: string) => void {
   return (kind, message) => toasts.send({ type: 'TOAST.SHOW', kind, message });
 }
 
-/** Lets the statechart visualiser see a feature actor while its screen is open. */
-export function useLiveActor(name: string, actor: AnyActorRef): void {
-  useEffect(() => registerLiveActor(name, actor), [name, actor]);
+/** Lets the statechart visualiser see a feature actor while its screen is open (or while it runs). */
+export function useLiveActor(name: string, actor: AnyActorRef | undefined): void {
+  useEffect(() => (actor ? registerLiveActor(name, actor) : undefined), [name, actor]);
 }

@@ -28,7 +28,22 @@ export function Toaster() {
           }}
           className={`flex items-start gap-3 rounded-lg px-4 py-3 shadow-lg ${kindClasses[toast.kind]}`}
         >
-          <Toast.Description className="flex-1 text-sm font-medium">{toast.message}</Toast.Description>
+          <div className="flex-1">
+            <Toast.Description className="text-sm font-medium">{toast.message}</Toast.Description>
+            {toast.link && (
+              <Toast.Action altText={toast.link.label} asChild>
+                <a
+                  href={toast.link.href}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                  data-testid="toast-link"
+                  className="mt-1 inline-block text-sm font-semibold underline underline-offset-2"
+                >
+                  {toast.link.label}
+                </a>
+              </Toast.Action>
+            )}
+          </div>
           <Toast.Close aria-label={i18next.t('toast.close')} className="opacity-80 hover:opacity-100">
             <X className="h-4 w-4" />
           </Toast.Close>

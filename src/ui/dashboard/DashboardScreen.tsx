@@ -6,6 +6,8 @@ import { liveGenerationMachine } from '../../api/generation';
 import { formPreset } from '../../machines/generation';
 import { i18next } from '../../i18n';
 import { useAppActors, useLiveActor } from '../app-context';
+import { QueuePanel } from '../queue/QueuePanel';
+import { useQueue, useQueueScreen } from '../queue/queue-context';
 import { GenerationForm } from './GenerationForm';
 import { GeneratingOverlay } from './GeneratingOverlay';
 import { ImageModal } from './ImageModal';
@@ -39,8 +41,10 @@ export function DashboardScreen() {
   const preset = useMemo(() => formPreset(search), [search]);
   // Regenerate's prompt, else what was being typed when the session ended (issue #26).
   const prompt = search.prompt ?? storedDraft('generation', session);
-  const actor = useActorRef(machine, { input: { session, balance, prompt, preset } });
+  const queue = useQueue();
+  const actor = useActorRef(machine, { input: { session, balance, prompt, preset, queue } });
   useLiveActor('generation', actor);
+  useQueueScreen('generation');
 
   // Regenerate navigates here with ?prompt=...&model=...; the form takes them even when already open.
   useEffect(() => {
@@ -58,6 +62,7 @@ export function DashboardScreen() {
         <GenerationForm actor={actor} />
         <div className="space-y-6">
           <ResultPanel actor={actor} />
+          <QueuePanel />
           <RecentImages actor={actor} />
         </div>
       </div>

@@ -5,6 +5,8 @@ import { livePortraitMachine } from '../../api/portraits';
 import { i18next } from '../../i18n';
 import type { PortraitRef } from '../../machines/portrait';
 import { useAppActors, useLiveActor } from '../app-context';
+import { QueuePanel } from '../queue/QueuePanel';
+import { useQueue, useQueueScreen } from '../queue/queue-context';
 import { Spinner } from '../common/Spinner';
 import { PortraitForm } from './PortraitForm';
 
@@ -19,8 +21,10 @@ const SHOWCASE = [
 export function PortraitScreen() {
   const { session } = useAppActors();
   const balance = useSelector(session, (s) => s.context.user?.tokensAmount ?? 0);
-  const actor = useActorRef(livePortraitMachine, { input: { session, balance } });
+  const queue = useQueue();
+  const actor = useActorRef(livePortraitMachine, { input: { session, balance, queue } });
   useLiveActor('portrait', actor);
+  useQueueScreen('portrait');
 
   return (
     <div className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
@@ -30,7 +34,10 @@ export function PortraitScreen() {
       </header>
       <div className="grid gap-6 lg:grid-cols-[minmax(0,5fr)_minmax(0,6fr)]">
         <PortraitForm actor={actor} />
-        <ResultArea actor={actor} />
+        <div className="space-y-6">
+          <ResultArea actor={actor} />
+          <QueuePanel />
+        </div>
       </div>
     </div>
   );
@@ -52,6 +59,19 @@ function ResultArea({ actor }: { actor: PortraitRef }) {
         <div className="flex flex-col items-center gap-3 py-16 text-center" data-testid="portrait-generating">
           <Spinner className="h-12 w-12" />
           <p className="text-slate-700">{t('portrait:result.generating')}</p>
+          {/* Issue #28: the job goes on on the server; the form is free for the next one. */}
+          <button
+            type="button"
+            onClick={() => actor.send({ type: 'RUN_IN_BACKGROUND' })}
+            aria-describedby="portrait-background-hint"
+            data-testid="run-in-background"
+            className="rounded-lg border border-slate-300 px-4 py-2 text-sm font-semibold text-slate-800 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-600"
+          >
+            {t('queue:background.run')}
+          </button>
+          <p id="portrait-background-hint" className="text-xs text-slate-600">
+            {t('queue:background.hint')}
+          </p>
         </div>
       ) : result ? (
         <div className="mt-4 space-y-4" data-testid="portrait-result">

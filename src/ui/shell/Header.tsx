@@ -6,6 +6,7 @@ import { avatarLetter, type User } from '../../domain/user';
 import { i18next } from '../../i18n';
 import { useAppActors } from '../app-context';
 import { LanguageSwitcher } from '../common/LanguageSwitcher';
+import { QueueButton } from '../queue/QueueButton';
 
 const t = i18next.t;
 
@@ -71,6 +72,7 @@ export function Header({ user }: { user: User }) {
         <div className="ml-auto flex items-center gap-2">
           <LanguageSwitcher />
           <Balance user={user} />
+          <QueueButton />
           <span className="hidden sm:block">
             <Avatar user={user} />
           </span>

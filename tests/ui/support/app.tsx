@@ -60,6 +60,10 @@ export async function openApp(
       : json({ success: false, code: 'UNAUTHORIZED', message: 'Unauthorized access' }, 401),
   );
   api.fallback('POST', '/auth/logout', json({ success: true }));
+  // The signed-in shell's job queue (issue #28): no jobs, and an event stream that stays quiet,
+  // unless the suite says otherwise.
+  api.fallback('GET', '/api/jobs', json({ success: true, data: { jobs: [], perUserLimit: 4 } }));
+  api.quietStream('GET', '/api/events');
   globalThis.fetch = api.fetch;
   // jsdom has no object URLs; the previews only need an address.
   if (!('createObjectURL' in URL)) {

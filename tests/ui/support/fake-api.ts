@@ -35,12 +35,14 @@ export interface StreamWriter {
   raw(text: string): void;
   /** `data: [DONE]` and the end of the body. */
   done(): void;
+  /** The end of the body, with nothing more written (the server closed the stream). */
+  end(): void;
   /** The connection breaks. */
   fail(): void;
 }
 
 type Matcher = string | RegExp;
-type Handler = (request: FakeRequest) => Reply | Promise<Reply>;
+type Handler = (request: FakeRequest) => Reply | Response | Promise<Reply | Response>;
 
 interface Route {
   method: string;
@@ -124,45 +126,20 @@ export class FakeApi {
   /** Waits for the oldest held request of this route and answers with an event stream. */
   async stream(method: string, matcher: Matcher): Promise<{ request: FakeRequest; writer: StreamWriter }> {
     const held = await this.waitForHeld(method, matcher);
-    const encoder = new TextEncoder();
-    let controller!: ReadableStreamDefaultController<Uint8Array>;
-    let closed = false;
-    const body = new ReadableStream<Uint8Array>({
-      start: (c) => {
-        controller = c;
-      },
-    });
-    const write = (text: string) => {
-      if (!closed) controller.enqueue(encoder.encode(text));
-    };
-    held.request.signal?.addEventListener('abort', () => {
-      if (closed) return;
-      closed = true;
-      controller.error(new DOMException('The operation was aborted.', 'AbortError'));
-    });
-    held.resolve(new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } }));
-    return {
-      request: held.request,
-      writer: {
-        data: (value) => write(`data: ${typeof value === 'string' ? value : JSON.stringify(value)}\n\n`),
-        raw: write,
-        done: () => {
-          write('data: [DONE]\n\n');
-          if (!closed) {
-            closed = true;
-            controller.close();
-          }
-        },
-        fail: () => {
-          if (!closed) {
-            closed = true;
-            controller.error(new TypeError('network error'));
-          }
-        },
-      },
-    };
+    const { response, writer } = eventStream(held.request);
+    held.resolve(response);
+    return { request: held.request, writer };
   }
 
+  /**
+   * Answers matching requests that no other route takes with an event stream that stays open
+   * and says nothing until the request is aborted (the job events' stream of a page whose
+   * suite is about something else).
+   */
+  quietStream(method: string, matcher: Matcher): this {
+    this.routes.push({ method, matcher, handler: (request) => eventStream(request).response });
+    return this;
+  }
   /** Whether a request of this route is waiting for its answer. */
   isHeld(method: string, matcher: Matcher): boolean {
     return this.held.some((h) => h.request.method === method && matches(matcher, h.request.path));
@@ -215,7 +192,8 @@ export class FakeApi {
     if (signal?.aborted) throw new DOMException('The operation was aborted.', 'AbortError');
     if (route.handler !== 'hold') {
       fake.answered = true;
-      return toResponse(await route.handler(fake));
+      const reply = await route.handler(fake);
+      return reply instanceof Response ? reply : toResponse(reply);
     }
     return new Promise<Response>((resolve, reject) => {
       const held: Held = { request: fake, resolve, reject };
@@ -226,6 +204,52 @@ export class FakeApi {
         reject(new DOMException('The operation was aborted.', 'AbortError'));
       });
     });
+  };
+}
+
+/** A 200 event stream the test writes to; it ends as the request is aborted. */
+function eventStream(request: FakeRequest): { response: Response; writer: StreamWriter } {
+  const encoder = new TextEncoder();
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let closed = false;
+  const body = new ReadableStream<Uint8Array>({
+    start: (c) => {
+      controller = c;
+    },
+  });
+  const write = (text: string) => {
+    if (!closed) controller.enqueue(encoder.encode(text));
+  };
+  request.signal?.addEventListener('abort', () => {
+    if (closed) return;
+    closed = true;
+    controller.error(new DOMException('The operation was aborted.', 'AbortError'));
+  });
+  return {
+    response: new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } }),
+    writer: {
+      data: (value) => write(`data: ${typeof value === 'string' ? value : JSON.stringify(value)}\n\n`),
+      raw: write,
+      done: () => {
+        write('data: [DONE]\n\n');
+        if (!closed) {
+          closed = true;
+          controller.close();
+        }
+      },
+      end: () => {
+        if (!closed) {
+          closed = true;
+          controller.close();
+        }
+      },
+      fail: () => {
+        if (!closed) {
+          closed = true;
+          controller.error(new TypeError('network error'));
+        }
+      },
+    },
   };
 }
 

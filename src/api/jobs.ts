@@ -1,0 +1,144 @@
+import { fromCallback, fromPromise } from 'xstate';
+import { z } from 'zod';
+import { jobEventSchema, jobListSchema, jobSchema, STREAM_EVENTS, type JobList } from '../domain/jobs';
+import { createSseFrameParser } from '../domain/sse';
+import { jobStreamMachine, type ConnectInput, type JobStreamEvent } from '../machines/job-stream';
+import { queueMachine, queueProblemOf, titleMark, type QueueEvent } from '../machines/queue';
+import { API_BASE, authHeaders, notifyUnauthorized, request } from './client';
+
+/*
+ * Durable jobs (issue #28): the user's queue, Cancel, and the job events' stream, with the
+ * queue and stream charts wired to them and to the page (its visibility and title).
+ */
+
+export const EVENTS_PATH = '/api/events';
+
+/** GET /api/jobs: the active jobs oldest first, then the recent finished ones newest first. */
+export function fetchJobs(signal?: AbortSignal): Promise<JobList> {
+  return request((w) => (signal ? w.options({ signal }) : w).get('/api/jobs').json(), jobListSchema);
+}
+
+const cancelReplySchema = z.object({ job: jobSchema, balance: z.number().int().nonnegative() });
+export type CancelReply = z.infer<typeof cancelReplySchema>;
+
+/** POST /api/jobs/:id/cancel: the job as it is now and the balance after the refund. */
+export function cancelJob(id: number, signal?: AbortSignal): Promise<CancelReply> {
+  return request(
+    (w) => (signal ? w.options({ signal }) : w).post(undefined, `/api/jobs/${id}/cancel`).json(),
+    cancelReplySchema,
+  );
+}
+
+/**
+ * Reads GET /api/events (fetch + ReadableStream, so it carries the bearer token and can send
+ * Last-Event-ID, which EventSource cannot): `ready` gives the id to resume from, `job` frames
+ * carry a job and the balance; comments (`: ping`) and frames it does not know are skipped.
+ * A 401 ends the session everywhere; any other failure, a broken connection or the end of
+ * the body is reported for the chart to reconnect. Aborting the signal ends it quietly.
+ */
+export async function readJobStream(
+  input: ConnectInput,
+  signal: AbortSignal,
+  sendBack: (event: JobStreamEvent) => void,
+): Promise<void> {
+  try {
+    const response = await fetch(`${API_BASE}${EVENTS_PATH}`, {
+      credentials: 'include',
+      headers: {
+        accept: 'text/event-stream',
+        ...authHeaders(),
+        ...(input.lastEventId === null ? {} : { 'Last-Event-ID': input.lastEventId }),
+      },
+      signal,
+    });
+    if (response.status === 401) {
+      notifyUnauthorized();
+      return sendBack({ type: 'STREAM.UNAUTHORIZED' });
+    }
+    const reader = response.ok ? response.body?.getReader() : undefined;
+    if (!reader) return sendBack({ type: 'STREAM.FAILED' });
+    sendBack({ type: 'STREAM.OPENED' });
+    const parser = createSseFrameParser();
+    for (;;) {
+      const { value, done } = await reader.read();
+      const frames = done ? parser.end() : parser.push(value);
+      for (const frame of frames) {
+        if (frame.event === STREAM_EVENTS.ready) {
+          sendBack({ type: 'STREAM.READY', id: frame.lastEventId });
+        } else if (frame.event === STREAM_EVENTS.job) {
+          const parsed = jobEventSchema.safeParse(parseJson(frame.data));
+          if (parsed.success) sendBack({ type: 'STREAM.EVENT', id: frame.lastEventId, event: parsed.data });
+          else console.warn('[jobs] an event that is not a job event', frame.data);
+        }
+      }
+      if (done) break;
+    }
+    sendBack({ type: 'STREAM.FAILED' });
+  } catch (error) {
+    if (signal.aborted) return;
+    console.warn('[jobs] the event stream broke', error);
+    sendBack({ type: 'STREAM.FAILED' });
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export const liveJobStreamMachine = jobStreamMachine.provide({
+  actors: {
+    connect: fromCallback<JobStreamEvent, ConnectInput>(({ input, sendBack }) => {
+      const controller = new AbortController();
+      void readJobStream(input, controller.signal, sendBack);
+      return () => controller.abort();
+    }),
+  },
+});
+
+/** The page title as the document had it before any mark. */
+const MARK = /^\(\d+\) [✓⚠] /;
+const unmarkedTitle = () => document.title.replace(MARK, '');
+
+/** The queue chart wired to the API, the stream and the page; the shell adds the notifications. */
+export const liveQueueMachine = queueMachine.provide({
+  actors: {
+    loadJobs: fromPromise<JobList>(({ signal }) => fetchJobs(signal)),
+    cancelJob: fromCallback<QueueEvent, { id: number }>(({ input, sendBack }) => {
+      const controller = new AbortController();
+      cancelJob(input.id, controller.signal).then(
+        (reply) => sendBack({ type: 'CANCEL.DONE', id: input.id, job: reply.job, balance: reply.balance }),
+        (error: unknown) => {
+          if (!controller.signal.aborted)
+            sendBack({ type: 'CANCEL.FAILED', id: input.id, problem: queueProblemOf(error) });
+        },
+      );
+      return () => controller.abort();
+    }),
+    jobStream: liveJobStreamMachine,
+    watchVisibility: fromCallback<QueueEvent>(({ sendBack }) => {
+      const tell = () => sendBack({ type: document.visibilityState === 'hidden' ? 'TAB.HIDDEN' : 'TAB.VISIBLE' });
+      if (document.visibilityState === 'hidden') tell();
+      document.addEventListener('visibilitychange', tell);
+      return () => {
+        document.removeEventListener('visibilitychange', tell);
+        // Signed out or gone: no mark stays behind.
+        document.title = unmarkedTitle();
+      };
+    }),
+  },
+  actions: {
+    markTitle: (_, params) => {
+      document.title = `${titleMark(params.unseen)}${unmarkedTitle()}`;
+    },
+    clearTitle: () => {
+      document.title = unmarkedTitle();
+    },
+    logFailure: (_, params) => {
+      console.warn(`[jobs] ${params.what} failed`, params.error);
+    },
+  },
+});

@@ -1,0 +1,114 @@
+import { assign, fromCallback, sendParent, setup } from 'xstate';
+import type { JobEvent } from '../domain/jobs';
+
+/** What the connection (an actor of src/api reading GET /api/events) sends back. */
+export type JobStreamEvent =
+  /** The server answered 200: events follow (after Last-Event-ID, replayed in order). */
+  | { type: 'STREAM.OPENED' }
+  /** The first frame of a connection made without Last-Event-ID: the id to resume from. */
+  | { type: 'STREAM.READY'; id: string | null }
+  | { type: 'STREAM.EVENT'; id: string | null; event: JobEvent }
+  /** The connection failed, broke or ended: it is made again after a pause. */
+  | { type: 'STREAM.FAILED' }
+  /** 401: the session ended; nothing is retried. */
+  | { type: 'STREAM.UNAUTHORIZED' }
+  /** The person asks to reconnect now rather than after the pause. */
+  | { type: 'RETRY' };
+
+/** What the stream tells the actor that started it (the queue). */
+export type JobStreamNotice = { type: 'STREAM.CONNECTED' } | { type: 'JOB.EVENT'; event: JobEvent };
+
+export interface JobStreamContext {
+  /** The id of the last event seen, sent as Last-Event-ID when the stream is made again. */
+  lastEventId: string | null;
+  /** Connections failed in a row since the last one that opened. */
+  failures: number;
+}
+
+export interface ConnectInput {
+  lastEventId: string | null;
+}
+
+/** The first pause before reconnecting; each failure in a row doubles it, up to RETRY_MAX_MS. */
+export const RETRY_FIRST_MS = 1000;
+export const RETRY_MAX_MS = 30_000;
+
+/** The pause after `failures` failed connections in a row (1 s, 2 s, 4 s … 30 s). */
+export function retryDelayMs(failures: number): number {
+  return Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.max(0, failures - 1));
+}
+
+/** Ids grow per user: an event at or below the last one seen was delivered already. */
+function isAfter(id: string | null, last: string | null): boolean {
+  if (id === null || last === null || !/^\d+$/.test(id) || !/^\d+$/.test(last)) return true;
+  return Number(id) > Number(last);
+}
+
+/**
+ * The job events' stream (issue #28 item 4) as states: connecting, open, waiting to retry
+ * with a growing pause, and signed out (401: the session ended, no retry). It remembers the
+ * last event id and sends it on every reconnect, so the server replays what was missed once
+ * and in order; an event it has already seen is dropped. The actor that invokes it (the
+ * queue) is told each event and each (re)connection, after which it reads the list again.
+ */
+export const jobStreamMachine = setup({
+  // Stryker disable all: type declarations only, erased when the code runs
+  types: {
+    context: {} as JobStreamContext,
+    events: {} as JobStreamEvent,
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- xstate takes the input type from it
+    input: {} as { lastEventId?: string | null },
+  },
+  // Stryker restore all
+  actors: {
+    // Stryker disable all: a placeholder; the app and every test provide this actor
+    connect: fromCallback<JobStreamEvent, ConnectInput>(() => () => {}),
+    // Stryker restore all
+  },
+  actions: {
+    remember: assign((_, params: { id: string | null }) => (params.id === null ? {} : { lastEventId: params.id })),
+    countFailure: assign(({ context }) => ({ failures: context.failures + 1 })),
+    resetFailures: assign({ failures: 0 }),
+    tellConnected: sendParent({ type: 'STREAM.CONNECTED' } satisfies JobStreamNotice),
+    tellEvent: sendParent((_, params: { event: JobEvent }) => ({ type: 'JOB.EVENT', event: params.event })),
+  },
+  guards: {
+    isNew: ({ context }, params: { id: string | null }) => isAfter(params.id, context.lastEventId),
+  },
+  delays: {
+    backoff: ({ context }) => retryDelayMs(context.failures),
+  },
+}).createMachine({
+  id: 'job-stream',
+  context: ({ input }) => ({ lastEventId: input.lastEventId ?? null, failures: 0 }),
+  initial: 'live',
+  states: {
+    live: {
+      invoke: { src: 'connect', input: ({ context }) => ({ lastEventId: context.lastEventId }) },
+      initial: 'connecting',
+      on: {
+        'STREAM.READY': { actions: { type: 'remember', params: ({ event }) => ({ id: event.id }) } },
+        'STREAM.EVENT': {
+          guard: { type: 'isNew', params: ({ event }) => ({ id: event.id }) },
+          actions: [
+            { type: 'remember', params: ({ event }) => ({ id: event.id }) },
+            { type: 'tellEvent', params: ({ event }) => ({ event: event.event }) },
+          ],
+        },
+        'STREAM.FAILED': { target: 'waiting', actions: 'countFailure' },
+        'STREAM.UNAUTHORIZED': 'signedOut',
+      },
+      states: {
+        connecting: {
+          on: { 'STREAM.OPENED': { target: 'open', actions: ['resetFailures', 'tellConnected'] } },
+        },
+        open: {},
+      },
+    },
+    waiting: {
+      after: { backoff: 'live' },
+      on: { RETRY: 'live' },
+    },
+    signedOut: { type: 'final' },
+  },
+});
