@@ -13,7 +13,11 @@ import { registerPlugins } from './http/plugins';
 import { probeRoutes } from './http/probes';
 import { createServer } from './http/server';
 import { registerPageFallback } from './http/web';
-import { registerImages } from './images/feature';
+import { createThumbnails, registerImages } from './images/feature';
+import { registerJobs } from './jobs/feature';
+import type { JobQueue } from './jobs/queue';
+import type { Bus } from './events/bus';
+import type { EventLog } from './events/service';
 import type { ImageService } from './images/service';
 import { createImageStorage, type ImageStorage } from './images/storage';
 import type { Thumbnails } from './images/thumbnails';
@@ -42,6 +46,8 @@ export interface AppDeps {
   storage?: ImageStorage;
   /** Where log lines go instead of standard output (tests that read the logs). */
   logStream?: { write(line: string): void };
+  /** Replaces the bus between instances chosen from the config (tests of several instances in one process). */
+  bus?: Bus;
   /** Told of every route as it is added (the test that every route is described). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -56,6 +62,8 @@ export interface App {
     chat: ChatService;
     portraits: PortraitService;
     payments: PaymentsService;
+    jobs: JobQueue;
+    events: EventLog;
   };
   storage: ImageStorage;
 }
@@ -81,19 +89,30 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const auth = await registerAuth(server, { config, db, ledger, cookieSecret: deps.cookieSecret });
 
   const storage = deps.storage ?? (await createImageStorage(config));
-  const { images, thumbnails, paidJobs } = registerImages(server, {
+  const thumbnails = createThumbnails(server, db, storage);
+  const { jobs, events } = await registerJobs(server, {
     config,
-    db,
+    database,
     ledger,
     auth,
     storage,
+    thumbnails,
+    redis,
+    bus: deps.bus,
+  });
+  const images = registerImages(server, {
+    config,
+    db,
+    auth,
+    storage,
+    jobs,
     provider: deps.providers?.images ?? createImageProvider(config),
   });
   const portraits = registerPortraits(server, {
     config,
     db,
     auth,
-    paidJobs,
+    jobs,
     storage,
     provider: deps.providers?.portraits ?? createPortraitProvider(config),
   });
@@ -110,5 +129,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   probeRoutes(server, { config, database, storage, redis });
   registerPageFallback(server, pages);
 
-  return { server, services: { ledger, auth, images, thumbnails, chat, portraits, payments }, storage };
+  return { server, services: { ledger, auth, images, thumbnails, chat, portraits, payments, jobs, events }, storage };
 }

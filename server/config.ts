@@ -1,3 +1,4 @@
+import { DEFAULT_JOBS_PER_USER } from '../src/domain/jobs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
@@ -132,6 +133,20 @@ const envSchema = z
     // How often PENDING generations left by a crash are looked for (0 turns it off). Which
     // ones are abandoned is decided by their heartbeat (server/jobs/liveness.ts), not here.
     GENERATION_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+    // Durable jobs (server/jobs/queue.ts, docs/configuration.md): jobs one user may have
+    // queued or running at once; jobs running at once at each provider over all instances
+    // (keeps us under the provider's rate limit); jobs one instance runs at once; how often
+    // the line is looked at without a poke; how long a job may wait in line before refunded.
+    JOBS_PER_USER: z.coerce.number().int().min(1).max(100).default(DEFAULT_JOBS_PER_USER),
+    JOBS_SLOTS_IMAGES: z.coerce.number().int().min(1).max(1000).default(10),
+    JOBS_SLOTS_PORTRAITS: z.coerce.number().int().min(1).max(1000).default(5),
+    JOBS_PER_INSTANCE: z.coerce.number().int().min(0).max(1000).default(32),
+    JOBS_POLL_MS: z.coerce.number().int().min(50).default(2_000),
+    JOBS_QUEUE_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(1000)
+      .default(30 * 60_000),
     // How often stored images without a row (a crash between write and record) are removed.
     IMAGE_SWEEP_INTERVAL_MS: z.coerce
       .number()

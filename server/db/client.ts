@@ -27,6 +27,8 @@ export type Executor = Db | Tx;
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /** PostgreSQL's address, for a connection of its own (LISTEN, server/events/bus.ts). */
+  url?: string;
   /** Throws unless the database answers (the health check). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -68,7 +70,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
       lockClient.release();
     }
-    return { db, kind: 'postgres', ping: () => ping(db), close: () => pool.end() };
+    return { db, kind: 'postgres', url: options.url, ping: () => ping(db), close: () => pool.end() };
   }
   // PostgreSQL's default 128MB of shared buffers would live in the process's own memory
   // here; the operating system's page cache already keeps the data folder's hot pages.

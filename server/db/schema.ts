@@ -4,8 +4,10 @@ import {
   bigserial,
   boolean,
   check,
+  customType,
   index,
   integer,
+  jsonb,
   pgTable,
   real,
   serial,
@@ -13,6 +15,12 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+
+/** Bytes: a Buffer in, a Buffer (or PGlite's Uint8Array, wrapped) out. */
+const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (value) => (Buffer.isBuffer(value) ? value : Buffer.from(value)),
+});
 
 const timestamps = {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -40,6 +48,10 @@ export const users = pgTable(
     // How many images rows the user owns, kept by triggers on images (migration 0005), so
     // the gallery's total never counts 100,000 rows.
     imagesCount: integer('images_count').notNull().default(0),
+    // How many of the user's jobs are PENDING (queued or running), kept by triggers on
+    // generation_requests (migration 0009); the charge statement checks the per-user limit
+    // against it on the locked row, like the balance.
+    activeJobs: integer('active_jobs').notNull().default(0),
     ...timestamps,
   },
   (t) => [
@@ -109,12 +121,56 @@ export const generationRequests = pgTable(
     errorMessage: text('error_message'),
     // Touched while the work runs (server/jobs/liveness.ts); reconcilers judge by it.
     heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
+    // Durable jobs (server/jobs/runner.ts, src/domain/jobs.ts).
+    kind: text('kind', { enum: ['generation', 'portrait'] })
+      .notNull()
+      .default('generation'),
+    /** The provider whose slots the job waits for (JOBS_SLOTS_*): images or portraits. */
+    lane: text('lane', { enum: ['images', 'portraits'] })
+      .notNull()
+      .default('images'),
+    /** What the worker sends to the provider; null for requests made before jobs were durable. */
+    input: jsonb('input'),
+    /** A portrait's decoded face photo, kept only while the job is PENDING (cleared when it settles). */
+    photo: bytea('photo'),
+    /** When a worker took it (null while it waits in line), and which instance. */
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    claimedBy: text('claimed_by'),
+    /** The user cancelled it while it ran: its worker stops the provider and refunds. */
+    cancelRequested: boolean('cancel_requested').notNull().default(false),
+    /** Why it failed: an error code of src/domain/errors.ts (CANCELLED when the user cancelled) and its values. */
+    errorCode: text('error_code'),
+    errorDetails: jsonb('error_details'),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
     ...timestamps,
   },
   (t) => [
     index('generation_requests_user_idx').on(t.userId),
     index('generation_requests_pending_idx').on(t.status, t.createdAt),
+    // The line: PENDING jobs not yet started, oldest first.
+    index('generation_requests_queue_idx')
+      .on(t.createdAt, t.id)
+      .where(sql`${t.status} = 'PENDING' and ${t.startedAt} is null`),
   ],
+);
+
+/**
+ * What the browser's event stream (GET /api/events) replays: each event a user should see,
+ * numbered in order, so a reconnect with Last-Event-ID gets every later one once. Kept a
+ * day (server/events/service.ts).
+ */
+export const userEvents = pgTable(
+  'user_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    data: jsonb('data').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('user_events_user_idx').on(t.userId, t.id), index('user_events_created_idx').on(t.createdAt)],
 );
 
 export const images = pgTable(

@@ -18,7 +18,8 @@ import {
 } from '../../src/domain/image-record';
 import type { Db } from '../db/client';
 import { AppError } from '../errors';
-import { withDeadline, type PaidJobs } from '../jobs/paid-job';
+import { withDeadline } from '../jobs/paid-job';
+import { JobQueue, type JobHandler } from '../jobs/queue';
 import { imageProviderErrorToAppError } from '../providers/images/app-error';
 import { ImageProviderError, type ImageJob, type ImageProvider, type ImageResult } from '../providers/images/types';
 import { jobPixelSize, V2BETA_SEED_MAX } from '../providers/images/job';
@@ -65,21 +66,86 @@ export interface ImageServiceOptions {
 export class ImageService {
   constructor(
     private readonly db: Db,
-    private readonly jobs: PaidJobs,
+    private readonly jobs: JobQueue,
     private readonly provider: ImageProvider,
     private readonly storage: ImageStorage,
     private readonly options: ImageServiceOptions,
-  ) {}
+  ) {
+    jobs.register('generation', this.handler());
+  }
 
+  /**
+   * The runner of generation jobs (server/jobs/queue.ts): the provider call from the job's
+   * stored input, bounded by the provider timeout and stopped by a cancel.
+   */
+  private handler(): JobHandler<ImageResult> {
+    return {
+      lane: 'images',
+      work: async (row, stop) => {
+        const job = row.input as ImageJob;
+        const result = await this.callProvider(job, stop);
+        if (result.finishReason === 'CONTENT_FILTERED') {
+          // Stability refused the picture it made: counted with the prompts it refuses (403).
+          if (this.provider.name === 'stability') countProviderError('stability', 'refused');
+          // The provider delivers a blurred picture: not what was paid for, so it is refunded.
+          throw new AppError('CONTENT_FILTERED', undefined, { details: { finishReason: 'CONTENT_FILTERED' } });
+        }
+        return result;
+      },
+      failure: (error, row) => imageProviderErrorToAppError(error, row.model as ImageModelId),
+      image: (row, result) => {
+        const job = row.input as ImageJob;
+        const model = job.model;
+        return {
+          originalName: null,
+          prompt: job.prompt,
+          width: result.width,
+          height: result.height,
+          steps: model === 'original' ? ORIGINAL_STEPS : null,
+          cfgScale: model === 'original' ? ORIGINAL_CFG_SCALE : null,
+          stylePreset: job.stylePreset ?? null,
+          size: formatImageSize(result),
+          mimeType: result.mimeType,
+          seed: result.seed,
+          model,
+          finishReason: result.finishReason,
+          negativePrompt: job.negativePrompt ?? null,
+          aspectRatio: job.aspectRatio ?? null,
+          modelVariant: model === 'sd3' ? (job.sd3Model ?? null) : null,
+        };
+      },
+      storeFailureMessage: (row) => IMAGE_MODELS[row.model as ImageModelId].failureMessage,
+    };
+  }
+
+  /**
+   * SPEC's generation endpoint: the job is charged and stored, then this waits for it,
+   * whichever instance runs it; a client that leaves does not cancel it (it goes on in the
+   * user's queue).
+   */
   async generate(userId: number, model: ImageModelId, body: GenerationBody): Promise<GenerationReply> {
+    const id = await this.submit(userId, model, body);
+    const settled = await this.jobs.wait(userId, id);
+    if (settled.job.status !== 'COMPLETED' || !settled.image) throw JobQueue.failureOf(settled.job);
+    return {
+      success: true,
+      data: this.toRecord(settled.image),
+      tokens: { charged: settled.job.cost },
+      balanceAfter: settled.balance,
+      message: GENERATION_SUCCESS_MESSAGE,
+    };
+  }
+
+  /** Charges and queues a generation; returns the job's id. */
+  async submit(userId: number, model: ImageModelId, body: GenerationBody): Promise<number> {
     const job = toJob(model, body);
     const cost = IMAGE_MODELS[model].cost;
     const size = this.requestedSize(job);
-
-    const { image, balanceAfter } = await this.jobs.run({
+    return this.jobs.submit({
       kind: 'generation',
       userId,
       cost,
+      input: job,
       request: {
         model,
         prompt: job.prompt,
@@ -96,44 +162,7 @@ export class ImageService {
         new AppError('INSUFFICIENT_TOKENS', insufficientTokensMessage(cost, balance), {
           details: { balance, cost },
         }),
-      work: async () => {
-        const result = await this.callProvider(job);
-        if (result.finishReason === 'CONTENT_FILTERED') {
-          // Stability refused the picture it made: counted with the prompts it refuses (403).
-          if (this.provider.name === 'stability') countProviderError('stability', 'refused');
-          // The provider delivers a blurred picture: not what was paid for, so it is refunded.
-          throw new AppError('CONTENT_FILTERED', undefined, { details: { finishReason: 'CONTENT_FILTERED' } });
-        }
-        return result;
-      },
-      failure: (error) => imageProviderErrorToAppError(error, model),
-      image: (result) => ({
-        originalName: null,
-        prompt: job.prompt,
-        width: result.width,
-        height: result.height,
-        steps: model === 'original' ? ORIGINAL_STEPS : null,
-        cfgScale: model === 'original' ? ORIGINAL_CFG_SCALE : null,
-        stylePreset: job.stylePreset ?? null,
-        size: formatImageSize(result),
-        mimeType: result.mimeType,
-        seed: result.seed,
-        model,
-        finishReason: result.finishReason,
-        negativePrompt: job.negativePrompt ?? null,
-        aspectRatio: job.aspectRatio ?? null,
-        modelVariant: model === 'sd3' ? (job.sd3Model ?? null) : null,
-      }),
-      storeFailureMessage: IMAGE_MODELS[model].failureMessage,
     });
-
-    return {
-      success: true,
-      data: this.toRecord(image),
-      tokens: { charged: cost },
-      balanceAfter,
-      message: GENERATION_SUCCESS_MESSAGE,
-    };
   }
 
   /** A page of the user's images, newest first; with `search`, only prompts containing it. */
@@ -195,7 +224,7 @@ export class ImageService {
     return removed;
   }
 
-  private async callProvider(job: ImageJob): Promise<ImageResult> {
+  private async callProvider(job: ImageJob, stop?: AbortSignal): Promise<ImageResult> {
     const timeoutMs = this.options.providerTimeoutMs;
     const timeout = (cause?: unknown) =>
       new ImageProviderError('timeout', `The image provider did not answer within ${timeoutMs} ms`, { cause });
@@ -205,6 +234,7 @@ export class ImageService {
         (signal) => this.provider.generate({ ...job, signal }),
         timeout,
         (error) => error instanceof ImageProviderError,
+        stop,
       );
     } catch (error) {
       // Counted here, once per call, whichever deadline fired first: the adapter's own or

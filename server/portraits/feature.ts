@@ -3,15 +3,15 @@ import type { AuthService } from '../auth/service';
 import type { Config } from '../config';
 import type { Db } from '../db/client';
 import type { ImageStorage } from '../images/storage';
-import type { PaidJobs } from '../jobs/paid-job';
+import type { JobQueue } from '../jobs/queue';
 import type { PortraitProvider } from '../providers/portraits/types';
 import { releaseSpoolFolder } from '../uploads/spool';
 import { portraitRoutes } from './routes';
 import { PortraitService } from './service';
 
 /**
- * Portraits (POST /api/face-swap/generate). They are paid jobs like generations: the
- * images feature's reconciler refunds any whose heartbeat stopped.
+ * Portraits (POST /api/face-swap/generate). They are durable jobs like generations
+ * (server/jobs), in a lane of their own.
  */
 export function registerPortraits(
   server: FastifyInstance,
@@ -19,13 +19,13 @@ export function registerPortraits(
     config: Config;
     db: Db;
     auth: AuthService;
-    paidJobs: PaidJobs;
+    jobs: JobQueue;
     storage: ImageStorage;
     provider: PortraitProvider;
   },
 ): PortraitService {
   const { config } = deps;
-  const portraits = new PortraitService(deps.db, deps.paidJobs, deps.provider, deps.storage, {
+  const portraits = new PortraitService(deps.db, deps.jobs, deps.provider, deps.storage, {
     appUrl: config.appUrl,
     providerTimeoutMs: config.REPLICATE_TIMEOUT_MS,
   });

@@ -46,9 +46,6 @@ export function portraitRoutes(
 ): void {
   const { auth, portraits, appOrigin } = deps;
   const guard = requireUser(auth);
-  // At shutdown the connections are closed first (cut after SHUTDOWN_GRACE_MS), which stops
-  // the portraits still running; the server then waits for their cancels and refunds.
-  app.addHook('onClose', () => portraits.drain());
 
   void app.register(async (scope) => {
     await scope.register(multipart, {
@@ -84,7 +81,7 @@ export function portraitRoutes(
               });
             }
           },
-          // A client that goes away stops its portrait: the prediction is cancelled, the charge refunded.
+          // A client that goes away before the charge is not charged; after it the job goes on.
           watchDisconnect,
         ],
         preHandler: [

@@ -14,7 +14,8 @@ import { isStorableText, textLength, textMessages } from '../../src/domain/text'
 import type { Db } from '../db/client';
 import { AppError } from '../errors';
 import { IMAGE_FILE_NAME, readStoredFile, type ImageStorage } from '../images/storage';
-import { withDeadline, type PaidJobs } from '../jobs/paid-job';
+import { withDeadline } from '../jobs/paid-job';
+import { JobQueue, type JobHandler } from '../jobs/queue';
 import { portraitPixelSize } from '../providers/portraits/offline';
 import { PortraitProviderError, type PortraitProvider, type PortraitResult } from '../providers/portraits/types';
 import { checkUploadBytes, decodeUpload } from '../uploads/image-upload';
@@ -50,48 +51,33 @@ const DEADLINE_MARGIN_MS = 5000;
 /**
  * Portraits (SPEC sections 2, 5, 7): the checks in SPEC's order, the photo decoded and
  * re-encoded before anything else sees it, then a paid job like image generation: one
- * statement charges 12 tokens with the PENDING request, one completes it with the image
- * row, any failure refunds. The uploaded photo lives only in this request's memory.
+ * statement charges 12 tokens with the PENDING job, one completes it with the image row,
+ * any failure refunds (server/jobs/queue.ts). The decoded photo is kept on the job's row
+ * only while it is PENDING: settling the job erases it (migration 0009).
  */
 export class PortraitService {
-  /** Portraits being made, so a shutdown can wait for each to settle (paid or refunded). */
-  private readonly inFlight = new Set<Promise<unknown>>();
-
   constructor(
     private readonly db: Db,
-    private readonly jobs: PaidJobs,
+    private readonly jobs: JobQueue,
     private readonly provider: PortraitProvider,
     private readonly storage: ImageStorage,
     private readonly options: PortraitServiceOptions,
-  ) {}
+  ) {
+    jobs.register('portrait', this.handler());
+  }
 
   /**
    * `user.tokensAmount` is the balance as the session check read it at this request's
    * start (as the chat's check uses it); the charge itself re-checks atomically.
-   * `stop` aborts when nobody waits for the answer any more (the client went away; at
-   * shutdown the server cuts the connections): the provider's work is cancelled there and
-   * the charge refunded.
+   * `stop` aborts when nobody waits for the answer any more (the client went away): before
+   * the charge nothing is charged; after it the job goes on in the user's queue.
    */
   async create(
     user: { id: number; tokensAmount: number },
     form: PortraitForm,
     stop?: AbortSignal,
   ): Promise<PortraitReply> {
-    const made = this.make(user, form, stop);
-    this.inFlight.add(made);
-    try {
-      return await made;
-    } finally {
-      this.inFlight.delete(made);
-    }
-  }
-
-  /**
-   * Resolves once every portrait in progress has settled (its prediction cancelled, its
-   * charge refunded or its image stored). At shutdown, after the connections are closed.
-   */
-  async drain(): Promise<void> {
-    await Promise.allSettled([...this.inFlight]);
+    return this.make(user, form, stop);
   }
 
   private async make(
@@ -116,10 +102,19 @@ export class PortraitService {
     if (stop?.aborted) throw new AppError('SERVICE_UNAVAILABLE', undefined, { cause: stop.reason });
 
     const target = portraitPixelSize(request.aspectRatio);
-    const { image, balanceAfter } = await this.jobs.run<PortraitResult>({
+    const input: PortraitInput = {
+      prompt: request.prompt,
+      aspectRatio: request.aspectRatio,
+      stylePreset: request.stylePreset,
+      outputFormat: request.outputFormat,
+      photo: { mimeType: photo.mimeType, width: photo.width, height: photo.height },
+    };
+    const id = await this.jobs.submit({
       kind: 'portrait',
       userId,
       cost: PORTRAIT_COST,
+      input,
+      photo: photo.bytes,
       request: {
         model: PORTRAIT_MODEL,
         prompt: request.prompt,
@@ -132,45 +127,63 @@ export class PortraitService {
         samples: 1,
       },
       insufficient,
-      work: () =>
-        withDeadline(
+    });
+    const settled = await this.jobs.wait(userId, id);
+    if (settled.job.status !== 'COMPLETED' || !settled.image) throw JobQueue.failureOf(settled.job);
+    const image = settled.image;
+    return {
+      success: true,
+      data: { id: image.id, url: `${this.options.appUrl}/images/${image.fileName}`, prompt: image.prompt },
+      tokens: { charged: PORTRAIT_COST },
+      balanceAfter: settled.balance,
+      message: portraitMessages.success,
+    };
+  }
+
+  /**
+   * The runner of portrait jobs (server/jobs/queue.ts): the provider call with the photo
+   * the job keeps while it is PENDING, bounded by the provider timeout and stopped by a
+   * cancel (the Replicate adapter cancels its prediction on abort).
+   */
+  private handler(): JobHandler<PortraitResult> {
+    return {
+      lane: 'portraits',
+      work: (row, stop) => {
+        const input = row.input as PortraitInput;
+        if (!row.photo) throw new AppError('PROVIDER_ERROR', portraitMessages.failure);
+        const photo = { ...input.photo, bytes: row.photo };
+        return withDeadline(
           this.options.providerTimeoutMs + DEADLINE_MARGIN_MS,
           (signal) =>
             this.provider.create({
               photo,
-              prompt: request.prompt,
-              aspectRatio: request.aspectRatio,
-              stylePreset: request.stylePreset,
-              outputFormat: request.outputFormat,
-              signal: stop ? AbortSignal.any([signal, stop]) : signal,
+              prompt: input.prompt,
+              aspectRatio: input.aspectRatio,
+              stylePreset: input.stylePreset,
+              outputFormat: input.outputFormat,
+              signal,
             }),
           (cause) => new PortraitProviderError('timeout', `The portrait provider did not answer in time`, { cause }),
           (error) => error instanceof PortraitProviderError,
-        ),
-      failure: portraitProviderErrorToAppError,
-      image: (result) => ({
+          stop,
+        );
+      },
+      failure: (error) => portraitProviderErrorToAppError(error),
+      image: (row, result) => ({
         originalName: null,
-        prompt: request.prompt,
+        prompt: row.prompt,
         width: result.width,
         height: result.height,
         steps: null,
         cfgScale: null,
-        stylePreset: request.stylePreset ?? null,
+        stylePreset: row.stylePreset ?? null,
         size: formatImageSize(result),
         mimeType: result.mimeType,
         seed: null,
         model: PORTRAIT_MODEL_LABEL,
         finishReason: 'success',
       }),
-      storeFailureMessage: portraitMessages.failure,
-    });
-
-    return {
-      success: true,
-      data: { id: image.id, url: `${this.options.appUrl}/images/${image.fileName}`, prompt: image.prompt },
-      tokens: { charged: PORTRAIT_COST },
-      balanceAfter,
-      message: portraitMessages.success,
+      storeFailureMessage: () => portraitMessages.failure,
     };
   }
 
@@ -186,6 +199,15 @@ export class PortraitService {
     if (!bytes) throw new AppError('PHOTO_REFERENCE_INVALID', portraitMessages.referenceInvalid);
     return bytes;
   }
+}
+
+/** What a portrait job keeps to run (the photo's bytes are the row's `photo`). */
+interface PortraitInput {
+  prompt: string;
+  aspectRatio: PortraitAspectRatio;
+  stylePreset?: string;
+  outputFormat: PortraitOutputFormat;
+  photo: { mimeType: 'image/jpeg'; width: number; height: number };
 }
 
 interface PhotoReference {

@@ -17,8 +17,12 @@ describe('simultaneous generations on PostgreSQL', () => {
   if (!url) return;
   let app: TestApp;
   beforeAll(async () => {
-    // 20 tokens: exactly 10 generations with original (2 tokens each).
-    app = await startTestApp({ name: 'postgres', open: () => openFreshPostgres(url, 20) }, { STARTER_TOKENS: '20' });
+    // 20 tokens: exactly 10 generations with original (2 tokens each). The per-user limit of
+    // jobs at once is raised past 40: this is the balance's race (tests/server/jobs has the limit's).
+    app = await startTestApp(
+      { name: 'postgres', open: () => openFreshPostgres(url, 20) },
+      { STARTER_TOKENS: '20', JOBS_PER_USER: '40' },
+    );
   });
   afterAll(async () => {
     await app.close();

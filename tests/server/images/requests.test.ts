@@ -290,6 +290,8 @@ describe.each(testDatabases())('image requests on $name (offline renderer)', (ki
             steps: 0,
             cost: 6,
             createdAt,
+            // A worker had taken it (jobs still in line are not abandoned: any instance takes them).
+            startedAt: createdAt,
             heartbeatAt: createdAt,
           })
           .returning();
