@@ -1,4 +1,4 @@
-import { assign, fromCallback, sendParent, setup } from 'xstate';
+import { assign, enqueueActions, fromCallback, setup, type AnyActorRef } from 'xstate';
 import type { JobEvent } from '../domain/jobs';
 
 /** What the connection (an actor of src/api reading GET /api/events) sends back. */
@@ -19,6 +19,8 @@ export type JobStreamEvent =
 export type JobStreamNotice = { type: 'STREAM.CONNECTED' } | { type: 'JOB.EVENT'; event: JobEvent };
 
 export interface JobStreamContext {
+  /** The actor told of each event and connection (the queue that invokes the stream). */
+  listener: AnyActorRef | null;
   /** The id of the last event seen, sent as Last-Event-ID when the stream is made again. */
   lastEventId: string | null;
   /** Connections failed in a row since the last one that opened. */
@@ -57,7 +59,7 @@ export const jobStreamMachine = setup({
     context: {} as JobStreamContext,
     events: {} as JobStreamEvent,
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- xstate takes the input type from it
-    input: {} as { lastEventId?: string | null },
+    input: {} as { listener?: AnyActorRef | null; lastEventId?: string | null },
   },
   // Stryker restore all
   actors: {
@@ -69,8 +71,9 @@ export const jobStreamMachine = setup({
     remember: assign((_, params: { id: string | null }) => (params.id === null ? {} : { lastEventId: params.id })),
     countFailure: assign(({ context }) => ({ failures: context.failures + 1 })),
     resetFailures: assign({ failures: 0 }),
-    tellConnected: sendParent({ type: 'STREAM.CONNECTED' } satisfies JobStreamNotice),
-    tellEvent: sendParent((_, params: { event: JobEvent }) => ({ type: 'JOB.EVENT', event: params.event })),
+    tell: enqueueActions(({ context, enqueue }, params: { notice: JobStreamNotice }) => {
+      if (context.listener) enqueue.sendTo(context.listener, params.notice);
+    }),
   },
   guards: {
     isNew: ({ context }, params: { id: string | null }) => isAfter(params.id, context.lastEventId),
@@ -80,7 +83,7 @@ export const jobStreamMachine = setup({
   },
 }).createMachine({
   id: 'job-stream',
-  context: ({ input }) => ({ lastEventId: input.lastEventId ?? null, failures: 0 }),
+  context: ({ input }) => ({ listener: input.listener ?? null, lastEventId: input.lastEventId ?? null, failures: 0 }),
   initial: 'live',
   states: {
     live: {
@@ -92,7 +95,7 @@ export const jobStreamMachine = setup({
           guard: { type: 'isNew', params: ({ event }) => ({ id: event.id }) },
           actions: [
             { type: 'remember', params: ({ event }) => ({ id: event.id }) },
-            { type: 'tellEvent', params: ({ event }) => ({ event: event.event }) },
+            { type: 'tell', params: ({ event }) => ({ notice: { type: 'JOB.EVENT', event: event.event } }) },
           ],
         },
         'STREAM.FAILED': { target: 'waiting', actions: 'countFailure' },
@@ -100,7 +103,12 @@ export const jobStreamMachine = setup({
       },
       states: {
         connecting: {
-          on: { 'STREAM.OPENED': { target: 'open', actions: ['resetFailures', 'tellConnected'] } },
+          on: {
+            'STREAM.OPENED': {
+              target: 'open',
+              actions: ['resetFailures', { type: 'tell', params: { notice: { type: 'STREAM.CONNECTED' } } }],
+            },
+          },
         },
         open: {},
       },

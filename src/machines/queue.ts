@@ -191,7 +191,7 @@ export const queueMachine = setup({
     screen: null,
     unseen: { completed: 0, failed: 0 },
   }),
-  invoke: [{ src: 'jobStream', id: 'stream', input: {} }, { src: 'watchVisibility' }],
+  invoke: [{ src: 'jobStream', id: 'stream', input: ({ self }) => ({ listener: self }) }, { src: 'watchVisibility' }],
   on: {
     'SCREEN.ENTER': { actions: { type: 'setScreen', params: ({ event }) => ({ kind: event.kind }) } },
     'SCREEN.LEAVE': { actions: { type: 'leaveScreen', params: ({ event }) => ({ kind: event.kind }) } },
