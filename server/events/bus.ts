@@ -112,7 +112,7 @@ export async function postgresBus(
 }
 
 /** Publishes on the shared connection; subscribes on a duplicate (a subscribed connection can do nothing else). */
-export async function redisBus(redis: Redis, onError: (error: unknown) => void): Promise<Bus> {
+export function redisBus(redis: Redis, onError: (error: unknown) => void): Bus {
   const listeners = new Listeners();
   const subscriber = redis.duplicate({ enableOfflineQueue: true });
   subscriber.on('error', onError);
@@ -120,8 +120,12 @@ export async function redisBus(redis: Redis, onError: (error: unknown) => void):
     const channel = CHANNELS.find((c) => wireName(c) === wire);
     if (channel) listeners.emit(channel, message);
   });
-  // ioredis subscribes again by itself after a reconnect.
-  await subscriber.subscribe(...CHANNELS.map(wireName));
+  // Subscribed on every (re)connection: Redis may be away at start or come back later; until
+  // then the readers' timers stand in for the pokes.
+  const subscribe = () => {
+    subscriber.subscribe(...CHANNELS.map(wireName)).catch(onError);
+  };
+  subscriber.on('ready', subscribe);
   return {
     kind: 'redis',
     publish: async (channel, message) => {

@@ -111,6 +111,8 @@ export class JobQueue {
   private readonly running = new Map<number, { controller: AbortController; done: Promise<void> }>();
   /** Resolvers of `wait` calls on this instance, by job id. */
   private readonly waiters = new Map<number, Set<() => void>>();
+  /** The last announcement of each job, so the next one follows it. */
+  private readonly announcing = new Map<number, Promise<void>>();
   private readonly meanRun = new Map<repo.Lane, { ms: number; at: number }>();
   private readonly instanceId: string;
   private started = false;
@@ -342,7 +344,9 @@ export class JobQueue {
   private async run(job: repo.JobRow, controller: AbortController): Promise<void> {
     const handler = this.handlers.get(job.kind);
     const count = job.kind === 'portrait' ? countPortrait : countGeneration;
-    await this.announce(job.id);
+    // Not awaited: the provider call starts in the order jobs were claimed (the events of
+    // one job still leave in order: announce chains them).
+    void this.announce(job.id);
     if (!handler || job.input === null) {
       // A request from before jobs were durable, or a kind this instance does not know.
       await this.failAndRefund(job, { code: 'INTERNAL', message: 'The job could not be run' });
@@ -450,8 +454,20 @@ export class JobQueue {
     for (const done of [...(this.waiters.get(id) ?? [])]) done();
   }
 
-  /** The job's present state as an event in its owner's log. A failure to log is not the job's failure. */
-  private async announce(id: number): Promise<void> {
+  /**
+   * The job's present state as an event in its owner's log, after the job's earlier
+   * announcements. A failure to log is not the job's failure.
+   */
+  private announce(id: number): Promise<void> {
+    const next = (this.announcing.get(id) ?? Promise.resolve()).then(() => this.announceNow(id));
+    this.announcing.set(id, next);
+    void next.finally(() => {
+      if (this.announcing.get(id) === next) this.announcing.delete(id);
+    });
+    return next;
+  }
+
+  private async announceNow(id: number): Promise<void> {
     try {
       const row = await repo.findJob(this.db, id);
       if (!row) return;

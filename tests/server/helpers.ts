@@ -176,7 +176,7 @@ export async function startTestApp(
   kind: TestDatabaseKind,
   env: Record<string, string> = {},
   overrides: Partial<Config> = {},
-  deps: Pick<AppDeps, 'providers' | 'chat' | 'storage' | 'logStream'> = {},
+  deps: Pick<AppDeps, 'providers' | 'chat' | 'storage' | 'logStream' | 'bus'> = {},
 ): Promise<TestApp> {
   const port = await freePort();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'imagegen-test-'));
