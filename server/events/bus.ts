@@ -111,25 +111,30 @@ export async function postgresBus(
   };
 }
 
-/** Publishes on the shared connection; subscribes on a duplicate (a subscribed connection can do nothing else). */
-export function redisBus(redis: Redis, onError: (error: unknown) => void): Bus {
+/**
+ * Publishes on the shared connection; subscribes on a duplicate (a subscribed connection
+ * can do nothing else). Channels carry REDIS_KEY_PREFIX, so deployments sharing a Redis
+ * do not hear each other.
+ */
+export function redisBus(redis: Redis, prefix: string, onError: (error: unknown) => void): Bus {
+  const redisName = (channel: BusChannel) => `${prefix}${wireName(channel)}`;
   const listeners = new Listeners();
   const subscriber = redis.duplicate({ enableOfflineQueue: true });
   subscriber.on('error', onError);
   subscriber.on('message', (wire: string, message: string) => {
-    const channel = CHANNELS.find((c) => wireName(c) === wire);
+    const channel = CHANNELS.find((c) => redisName(c) === wire);
     if (channel) listeners.emit(channel, message);
   });
   // Subscribed on every (re)connection: Redis may be away at start or come back later; until
   // then the readers' timers stand in for the pokes.
   const subscribe = () => {
-    subscriber.subscribe(...CHANNELS.map(wireName)).catch(onError);
+    subscriber.subscribe(...CHANNELS.map(redisName)).catch(onError);
   };
   subscriber.on('ready', subscribe);
   return {
     kind: 'redis',
     publish: async (channel, message) => {
-      await redis.publish(wireName(channel), message);
+      await redis.publish(redisName(channel), message);
     },
     subscribe: (channel, listener) => listeners.add(channel, listener),
     close: async () => {

@@ -39,7 +39,7 @@ export async function registerJobs(
 ): Promise<{ jobs: JobQueue; events: EventLog; bus: Bus }> {
   const { config, database } = deps;
   const onBusError = (error: unknown) => server.log.warn({ err: error }, 'event bus connection failed');
-  const bus = deps.bus ?? (await openBus(database, deps.redis, onBusError));
+  const bus = deps.bus ?? (await openBus(database, deps.redis, config.REDIS_KEY_PREFIX, onBusError));
   const events = new EventLog(database.db, bus, (error) => server.log.warn({ err: error }, 'event poke failed'));
   const jobs = new JobQueue(
     database.db,
@@ -90,8 +90,13 @@ export async function registerJobs(
   return { jobs, events, bus };
 }
 
-async function openBus(database: Database, redis: Redis | undefined, onError: (error: unknown) => void): Promise<Bus> {
-  if (redis) return redisBus(redis, onError);
+async function openBus(
+  database: Database,
+  redis: Redis | undefined,
+  redisPrefix: string,
+  onError: (error: unknown) => void,
+): Promise<Bus> {
+  if (redis) return redisBus(redis, redisPrefix, onError);
   if (database.url)
     return postgresBus(database.url, (channel, message) => notify(database.db, channel, message), onError);
   return localBus();
