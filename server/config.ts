@@ -137,6 +137,8 @@ const envSchema = z
     // queued or running at once; jobs running at once at each provider over all instances
     // (keeps us under the provider's rate limit); jobs one instance runs at once; how often
     // the line is looked at without a poke; how long a job may wait in line before refunded.
+    // The name this instance claims jobs under (generation_requests.claimed_by); a random one by default.
+    INSTANCE_ID: optionalString.pipe(z.string().max(100).optional()),
     JOBS_PER_USER: z.coerce.number().int().min(1).max(100).default(DEFAULT_JOBS_PER_USER),
     JOBS_SLOTS_IMAGES: z.coerce.number().int().min(1).max(1000).default(10),
     JOBS_SLOTS_PORTRAITS: z.coerce.number().int().min(1).max(1000).default(5),

@@ -55,6 +55,7 @@ export async function registerJobs(
       pollMs: config.JOBS_POLL_MS,
       queueTimeoutMs: config.JOBS_QUEUE_TIMEOUT_MS,
       workers: config.JOBS_PER_INSTANCE > 0,
+      instanceId: config.INSTANCE_ID,
     },
     (error, what) => server.log.warn({ err: error }, what),
   );

@@ -45,6 +45,8 @@ export async function startInstance(name: string, env: Record<string, string>): 
       APP_URL: url,
       DATA_DIR: dataDir,
       LOG_LEVEL: 'error',
+      // The name the instance's workers claim jobs under (generation_requests.claimed_by).
+      INSTANCE_ID: name,
       ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -78,6 +78,9 @@ describe('two instances on one PostgreSQL, Redis and S3 server', async () => {
       CHAT_STALE_AFTER_MS: '15000',
       CHAT_RECONCILE_INTERVAL_MS: '1000',
       SHUTDOWN_GRACE_MS: '20000',
+      // This suite is about exact balances under load, not the per-user limit of jobs at once
+      // (tests/server/jobs/queue.test.ts has that): 5 generations of one user at once pass.
+      JOBS_PER_USER: '50',
     };
     db = await openDatabase({ kind: 'postgres', url: database.url, poolSize: 4 });
     [a, b] = await Promise.all([startInstance('a', env), startInstance('b', env)]);
@@ -240,13 +243,14 @@ describe('two instances on one PostgreSQL, Redis and S3 server', async () => {
     }
     await b.stop('SIGKILL');
     await Promise.all(inFlight);
-    // Every PENDING row is B's (A was sent none), and B will never beat them again. Their
-    // heartbeats are aged past LIVENESS.staleAfterMs here instead of waiting that minute
-    // out; finding and refunding them is still left to A's own reconciler (every second).
+    // The jobs B was running stay PENDING, and B will never beat them again (those still in
+    // line are A's to take: any instance runs them). Their heartbeats are aged past
+    // LIVENESS.staleAfterMs here instead of waiting that minute out; finding and refunding
+    // them is still left to A's own reconciler (every second).
     await db.db
       .update(generationRequests)
       .set({ heartbeatAt: sql`now() - interval '10 minutes'` })
-      .where(eq(generationRequests.status, 'PENDING'));
+      .where(and(eq(generationRequests.status, 'PENDING'), eq(generationRequests.claimedBy, 'b')));
     // Whatever completed before the crash is paid for; the rest is refunded by A.
     for (;;) {
       const pending = await db.db.select().from(generationRequests).where(eq(generationRequests.status, 'PENDING'));
