@@ -106,7 +106,16 @@ const unmarkedTitle = () => document.title.replace(MARK, '');
 /** The queue chart wired to the API, the stream and the page; the shell adds the notifications. */
 export const liveQueueMachine = queueMachine.provide({
   actors: {
-    loadJobs: fromPromise<JobList>(({ signal }) => fetchJobs(signal)),
+    // A read stopped on purpose (the list is read again, React's development remount) never
+    // settles: its rejection would otherwise reach the actor started again in its place.
+    loadJobs: fromPromise<JobList>(async ({ signal }) => {
+      try {
+        return await fetchJobs(signal);
+      } catch (error) {
+        if (signal.aborted) return new Promise<never>(() => {});
+        throw error;
+      }
+    }),
     cancelJob: fromCallback<QueueEvent, { id: number }>(({ input, sendBack }) => {
       const controller = new AbortController();
       cancelJob(input.id, controller.signal).then(
