@@ -116,7 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     storage,
     provider: deps.providers?.portraits ?? createPortraitProvider(config),
   });
-  const chat = registerChat(server, { config, db, auth, setup: deps.chat ?? chatSetupFor(config) });
+  const chat = registerChat(server, { config, db, auth, setup: deps.chat ?? chatSetupFor(config), events });
 
   const payments = registerPayments(server, {
     config,

@@ -254,7 +254,8 @@ export async function settleTurn(db: Executor, s: Settlement): Promise<Settlemen
     sql`settled as (
       update ${chatRequests}
       set status = ${s.outcome.status}, charged = ${s.outcome.charged}, input_tokens = ${s.outcome.inputTokens},
-        output_tokens = ${s.outcome.outputTokens}, error_message = ${s.outcome.errorMessage}, updated_at = now()
+        output_tokens = ${s.outcome.outputTokens}, error_message = ${s.outcome.errorMessage}, partial_content = null,
+        updated_at = now()
       where id = ${s.requestId} and status = 'PENDING'
         ${s.onlyIfStaleMs === undefined ? sql`` : sql`and ${heartbeatStale(chatRequests.heartbeatAt, s.onlyIfStaleMs)}`}
       returning id
@@ -326,11 +327,57 @@ export async function settleTurn(db: Executor, s: Settlement): Promise<Settlemen
 }
 
 /** A live reply shows it is alive (server/jobs/liveness.ts). */
-export async function beatRequest(db: Executor, id: number): Promise<void> {
-  await db
+/** A live reply shows it is alive; answers whether Stop was asked for (from any tab or instance). */
+export async function beatRequest(db: Executor, id: number): Promise<{ stopRequested: boolean } | undefined> {
+  const rows = await db
     .update(chatRequests)
     .set({ heartbeatAt: sql`now()` })
+    .where(and(eq(chatRequests.id, id), eq(chatRequests.status, 'PENDING')))
+    .returning({ stopRequested: chatRequests.stopRequested });
+  return rows[0];
+}
+
+/** The reply so far, for a reload or another tab, while it is PENDING. */
+export async function saveProgress(db: Executor, id: number, content: string): Promise<void> {
+  await db
+    .update(chatRequests)
+    .set({ partialContent: content })
     .where(and(eq(chatRequests.id, id), eq(chatRequests.status, 'PENDING')));
+}
+
+/** Asks for the user's reply in progress in the conversation to stop; its request id, if there was one. */
+export async function requestStop(db: Executor, userId: number, conversationId: number): Promise<number | undefined> {
+  const rows = await db
+    .update(chatRequests)
+    .set({ stopRequested: true })
+    .where(
+      and(
+        eq(chatRequests.userId, userId),
+        eq(chatRequests.conversationId, conversationId),
+        eq(chatRequests.status, 'PENDING'),
+      ),
+    )
+    .returning({ id: chatRequests.id });
+  return rows[0]?.id;
+}
+
+/** The reply in progress in a conversation, if any: its request, model and text so far. */
+export async function pendingReply(
+  db: Executor,
+  conversationId: number,
+): Promise<Pick<ChatRequestRow, 'id' | 'model' | 'partialContent' | 'createdAt'> | undefined> {
+  const rows = await db
+    .select({
+      id: chatRequests.id,
+      model: chatRequests.model,
+      partialContent: chatRequests.partialContent,
+      createdAt: chatRequests.createdAt,
+    })
+    .from(chatRequests)
+    .where(and(eq(chatRequests.conversationId, conversationId), eq(chatRequests.status, 'PENDING')))
+    .orderBy(desc(chatRequests.id))
+    .limit(1);
+  return rows[0];
 }
 
 /** PENDING reservations whose heartbeat stopped `staleAfterMs` ago or more, by the database's clock. */

@@ -195,6 +195,25 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
     },
   );
 
+  // Issue #28: Stop from any tab ends the reply on the server, wherever it streams.
+  server.post(
+    '/llm/conversations/:id/stop',
+    {
+      ...guard,
+      schema: {
+        tags,
+        summary:
+          'Stop the reply in progress in this conversation, from any tab: stored and billed for what was produced',
+        params: idParams,
+        response: { 200: ok(z.object({ stopped: z.boolean() })) },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: { stopped: await chat.stopReply(currentUser(request).id, existingId(request.params.id)) },
+    }),
+  );
+
   server.post(
     '/llm/conversations/:id/stream',
     {

@@ -38,6 +38,8 @@ import {
 } from '../providers/chat/types';
 import { modelListOf } from './models';
 import { keepAlive, LIVENESS } from '../jobs/liveness';
+import type { EventLog } from '../events/service';
+import { STREAM_EVENTS, type ReplyEvent } from '../../src/domain/jobs';
 import { countTokensCharged, countTokensRefunded } from '../metrics';
 import * as repo from './repository';
 
@@ -119,15 +121,43 @@ export function affordableReply(
   return { maxTokens: m, cost: worstCaseCost(promptTokens, m, model) };
 }
 
+/** A reply's text so far is stored and told to the user's other tabs at most this often. */
+const PROGRESS_EVERY_MS = 250;
+
 export class ChatService {
   private readonly modelList: ModelList;
+  /** Replies this instance streams, by request id, with the means to stop each. */
+  private readonly running = new Map<number, AbortController>();
 
   constructor(
     private readonly db: Db,
     private readonly engine: ChatEngine,
     private readonly models: readonly ConfiguredChatModel[],
+    /** Where replies in progress are told (other tabs, a reload); none in unit setups. */
+    private readonly events?: EventLog,
   ) {
     this.modelList = modelListOf(models);
+    // Stop pressed in a tab served by another instance.
+    events?.bus.subscribe('jobs', (message) => {
+      if (message.startsWith('stop-reply:')) this.running.get(Number(message.slice('stop-reply:'.length)))?.abort();
+    });
+  }
+
+  /**
+   * Stop, from any tab: ends the user's reply in progress in the conversation on the
+   * instance that streams it (at once through the bus, else at its next heartbeat). The
+   * reply is stored and billed for what was produced. False when none was in progress.
+   */
+  async stopReply(userId: number, conversationId: number): Promise<boolean> {
+    if (!(await repo.findConversation(this.db, userId, conversationId))) {
+      throw new AppError('NOT_FOUND', CONVERSATION_NOT_FOUND);
+    }
+    const requestId = await repo.requestStop(this.db, userId, conversationId);
+    if (requestId === undefined) return false;
+    const local = this.running.get(requestId);
+    if (local) local.abort();
+    else await this.events?.bus.publish('jobs', `stop-reply:${requestId}`).catch(() => undefined);
+    return true;
   }
 
   listModels(): ModelList {
@@ -158,8 +188,21 @@ export class ChatService {
   async getConversation(userId: number, id: number): Promise<Conversation> {
     const row = await repo.findConversation(this.db, userId, id);
     if (!row) throw new AppError('NOT_FOUND', CONVERSATION_NOT_FOUND);
-    const messages = await repo.listMessages(this.db, id);
-    return { ...toConversationDto(row), messages: messages.map(toMessageDto) };
+    const [messages, pending] = await Promise.all([repo.listMessages(this.db, id), repo.pendingReply(this.db, id)]);
+    return {
+      ...toConversationDto(row),
+      messages: messages.map(toMessageDto),
+      ...(pending
+        ? {
+            pendingReply: {
+              requestId: pending.id,
+              model: pending.model,
+              content: pending.partialContent ?? '',
+              startedAt: pending.createdAt.toISOString(),
+            },
+          }
+        : {}),
+    };
   }
 
   async deleteConversation(userId: number, id: number): Promise<void> {
@@ -261,12 +304,66 @@ export class ChatService {
    * kept and the rest released. A failure before any text, or a stop before any text,
    * costs nothing; a partial reply costs what was produced. `onReplyEnd` runs when the
    * engine has finished, before the settlement's statement.
+   *
+   * The reply outlives its page (issue #28): `clientGone` stops it only before its first
+   * word; after that it goes on to its end, its text so far stored and told to the user's
+   * other tabs, and only Stop (`stopReply`, from any tab) ends it early.
    */
   async run(
     turn: ChatTurn,
-    signal: AbortSignal,
+    clientGone: AbortSignal,
     onDelta: (content: string) => void | Promise<void>,
     onReplyEnd: () => void | Promise<void> = () => undefined,
+  ): Promise<ChatTurnResult> {
+    const stop = new AbortController();
+    this.running.set(turn.requestId, stop);
+    let content = '';
+    const onGone = () => {
+      if (content === '') stop.abort();
+    };
+    clientGone.addEventListener('abort', onGone, { once: true });
+    if (clientGone.aborted) stop.abort();
+    try {
+      const result = await this.stream(
+        turn,
+        stop.signal,
+        (delta) => {
+          content += delta;
+          return onDelta(delta);
+        },
+        onReplyEnd,
+      );
+      await this.tell(turn, result.content, true, result);
+      return result;
+    } finally {
+      clientGone.removeEventListener('abort', onGone);
+      this.running.delete(turn.requestId);
+    }
+  }
+
+  /** The reply so far (or its end) as an event for the user's other tabs; a failure to tell is not the reply's. */
+  private async tell(turn: ChatTurn, content: string, done: boolean, result?: ChatTurnResult): Promise<void> {
+    if (!this.events) return;
+    try {
+      await this.events.append(turn.userId, STREAM_EVENTS.reply, {
+        conversationId: turn.conversationId,
+        requestId: turn.requestId,
+        model: turn.model.id,
+        content,
+        done,
+        ...(result?.assistantMessage ? { message: result.assistantMessage } : {}),
+        ...(result ? { balance: result.balanceAfter } : {}),
+      } satisfies ReplyEvent);
+    } catch {
+      // The stream's reader finds the stored message on its next load.
+    }
+  }
+
+  private async stream(
+    turn: ChatTurn,
+    signal: AbortSignal,
+    onDelta: (content: string) => void | Promise<void>,
+    onReplyEnd: () => void | Promise<void>,
   ): Promise<ChatTurnResult> {
     let content = '';
     let usage: { promptTokens: number; completionTokens: number } | undefined;
@@ -284,11 +381,31 @@ export class ChatService {
         ending: null,
       });
     }
-    // A long reply shows it is alive, on a timer (not per chunk: no extra statement on the hot path).
+    // A long reply shows it is alive, on a timer (not per chunk: no extra statement on the
+    // hot path); a Stop asked for on an instance the bus did not reach is seen there.
     const stopBeating = keepAlive(
-      () => repo.beatRequest(this.db, turn.requestId),
+      async () => {
+        const beat = await repo.beatRequest(this.db, turn.requestId);
+        if (beat?.stopRequested) this.running.get(turn.requestId)?.abort();
+      },
       () => undefined,
     );
+    // The text so far, stored and told at most every PROGRESS_EVERY_MS (one write at a time).
+    let toldAt = 0;
+    let telling: Promise<void> | undefined;
+    const progress = () => {
+      const now = Date.now();
+      if (telling || now - toldAt < PROGRESS_EVERY_MS) return;
+      toldAt = now;
+      const text = content;
+      telling = repo
+        .saveProgress(this.db, turn.requestId, text)
+        .then(() => this.tell(turn, text, false))
+        .catch(() => undefined)
+        .finally(() => {
+          telling = undefined;
+        });
+    };
     try {
       for await (const chunk of this.engine.stream({
         model: turn.model.id,
@@ -302,6 +419,7 @@ export class ChatService {
           if (chunk.type === 'refusal') refused = true;
           content += chunk.content;
           await onDelta(chunk.content);
+          progress();
         } else {
           usage = { promptTokens: chunk.promptTokens, completionTokens: chunk.completionTokens };
           finishReason = chunk.finishReason;
@@ -314,6 +432,7 @@ export class ChatService {
     } finally {
       stopBeating();
     }
+    await telling;
     await onReplyEnd();
     const inputTokens = usage?.promptTokens ?? countMessageTokens(turn.messages);
     const outputTokens = usage?.completionTokens ?? countTokens(content);

@@ -271,6 +271,10 @@ export const chatRequests = pgTable(
     errorMessage: text('error_message'),
     // Touched while the work runs (server/jobs/liveness.ts); reconcilers judge by it.
     heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
+    /** The reply so far while it streams, for a reload or another tab (server/chat/service.ts). */
+    partialContent: text('partial_content'),
+    /** Stop was asked for, from any tab: the instance streaming it ends it. */
+    stopRequested: boolean('stop_requested').notNull().default(false),
     ...timestamps,
   },
   (t) => [index('chat_requests_user_idx').on(t.userId), index('chat_requests_pending_idx').on(t.status, t.createdAt)],

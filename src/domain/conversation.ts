@@ -33,7 +33,23 @@ export const conversationSummarySchema = z.object({
 });
 export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
 
-export const conversationSchema = conversationSummarySchema.extend({ messages: z.array(messageSchema) });
+/**
+ * A reply still being written (issue #28): its text so far. The conversation answers with
+ * it, so a reload or another tab shows the reply and follows it on the event stream
+ * (`event: reply`, src/domain/jobs.ts) to its end. Absent when no reply is in progress.
+ */
+export const pendingReplySchema = z.object({
+  requestId: z.number().int(),
+  model: z.string(),
+  content: z.string(),
+  startedAt: z.string(),
+});
+export type PendingReply = z.infer<typeof pendingReplySchema>;
+
+export const conversationSchema = conversationSummarySchema.extend({
+  messages: z.array(messageSchema),
+  pendingReply: pendingReplySchema.optional(),
+});
 export type Conversation = z.infer<typeof conversationSchema>;
 
 export const conversationListSchema = z.array(conversationSummarySchema);

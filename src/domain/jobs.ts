@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { messageSchema } from './conversation';
 
 /**
  * Durable jobs (issue #28): a generation or a portrait is a row from its first moment,
@@ -88,4 +89,22 @@ export type JobEvent = z.infer<typeof jobEventSchema>;
  * without `Last-Event-ID`: its `id:` is the newest event so far (data `{}`), so a reader that
  * loads GET /api/jobs after it and reconnects with that id misses nothing in between.
  */
-export const STREAM_EVENTS = { job: 'job', ready: 'ready' } as const;
+export const STREAM_EVENTS = { job: 'job', ready: 'ready', reply: 'reply' } as const;
+
+/**
+ * `event: reply`: a chat reply as it is written, from whichever tab or instance started it.
+ * `content` is the whole text so far (a reader that joins late needs no earlier event); at
+ * most a few a second. The last has `done: true` with the stored message (absent when the
+ * reply left nothing: stopped or failed before its first word) and the balance after it.
+ */
+export const replyEventSchema = z.object({
+  conversationId: z.number().int(),
+  requestId: z.number().int(),
+  model: z.string(),
+  content: z.string(),
+  done: z.boolean(),
+  message: messageSchema.optional(),
+  balance: z.number().int().nonnegative().optional(),
+});
+
+export type ReplyEvent = z.infer<typeof replyEventSchema>;

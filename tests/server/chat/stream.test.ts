@@ -386,25 +386,114 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
     expect(result.data.at(-1)).toMatchObject({ isComplete: true });
   });
 
-  it('aborts the upstream request when the client disconnects and bills only the tokens produced', async () => {
-    fake.setBehaviour({ usage: 'never', reply: 'x '.repeat(200), chunkSize: 2, chunkDelayMs: 30 });
-    const id = await newConversation(app, anna);
-    const before = await balanceOf(app, anna.id);
-    const requestsBefore = fake.requests.length;
+  // Issue #28: a reply in progress goes on when its page disconnects, and can be followed
+  // from another tab; Stop, from any tab, ends it on the server.
+  const openStream = async (id: number, message: string) => {
     const controller = new AbortController();
     const response = await fetch(`${app.url}/llm/conversations/${id}/stream`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: app.url, cookie: anna.jar.header() },
-      body: JSON.stringify(body('Talk a lot')),
+      body: JSON.stringify(body(message)),
       signal: controller.signal,
     });
     const reader = response.body!.getReader();
     let text = '';
-    while ((text.match(/"content"/g) ?? []).length < 3) {
-      const { value } = await reader.read();
-      text += new TextDecoder().decode(value);
-    }
-    controller.abort();
+    const readUntil = async (contents: number) => {
+      while ((text.match(/"content"/g) ?? []).length < contents) {
+        const { value, done } = await reader.read();
+        if (done) return false;
+        text += new TextDecoder().decode(value);
+      }
+      return true;
+    };
+    const readToEnd = async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return text;
+        text += new TextDecoder().decode(value);
+      }
+    };
+    return { controller, readUntil, readToEnd };
+  };
+
+  it('goes on when its page disconnects after the first words: shown to a reload, stored whole, billed once', async () => {
+    const reply = 'x '.repeat(200);
+    fake.setBehaviour({ usage: 'never', reply, chunkSize: 2, chunkDelayMs: 20 });
+    const id = await newConversation(app, anna);
+    const before = await balanceOf(app, anna.id);
+    const requestsBefore = fake.requests.length;
+    const stream = await openStream(id, 'Talk a lot');
+    await stream.readUntil(3);
+    stream.controller.abort();
+    // A reload meanwhile: the conversation shows the reply so far.
+    const during = await until(async () => {
+      const conv = (await (await step(anna.jar, `${app.url}/llm/conversations/${id}`)).json()) as {
+        data: { pendingReply?: { content: string; model: string } };
+      };
+      return conv.data.pendingReply && conv.data.pendingReply.content.length > 0 ? conv.data.pendingReply : undefined;
+    });
+    expect(reply.startsWith(during.content)).toBe(true);
+    expect(during.model).toBe('gpt-4o');
+
+    await fake.waitForRequests(requestsBefore + 1);
+    const upstream = fake.requests.at(-1)!;
+    await upstream.settled;
+    expect(upstream.aborted).toBe(false);
+    const settled = await until(async () => {
+      const r = await lastRequestOf(app, anna.id);
+      return r?.status === 'PENDING' ? undefined : r;
+    }, 20_000);
+    const saved = await app.database.db.select().from(messages).where(eq(messages.conversationId, id));
+    expect(saved.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(saved[1]?.content).toBe(reply);
+    // The whole reply's cost, never more than was reserved for it (the fake ignores max_tokens).
+    const cost = Math.min(
+      settled.reserved,
+      Math.ceil(countMessageTokens([{ role: 'user', content: 'Talk a lot' }]) * 0.1 + countTokens(reply) - 1e-9),
+    );
+    expect(settled).toMatchObject({ status: 'COMPLETED', charged: cost, outputTokens: countTokens(reply) });
+    expect(await balanceOf(app, anna.id)).toBe(before - cost);
+    const after = (await (await step(anna.jar, `${app.url}/llm/conversations/${id}`)).json()) as {
+      data: { pendingReply?: unknown };
+    };
+    expect(after.data.pendingReply).toBeUndefined();
+  });
+
+  it('stops a reply whose page went before its first word, and bills nothing', async () => {
+    fake.setBehaviour({ firstChunkDelayMs: 1500 });
+    const id = await newConversation(app, anna);
+    const before = await balanceOf(app, anna.id);
+    const requestsBefore = fake.requests.length;
+    const stream = await openStream(id, 'Never mind');
+    await fake.waitForRequests(requestsBefore + 1);
+    stream.controller.abort();
+    const upstream = fake.requests.at(-1)!;
+    await upstream.settled;
+    expect(upstream.aborted).toBe(true);
+    const settled = await until(async () => {
+      const r = await lastRequestOf(app, anna.id);
+      return r?.status === 'PENDING' ? undefined : r;
+    });
+    expect(settled).toMatchObject({ charged: 0 });
+    expect(await balanceOf(app, anna.id)).toBe(before);
+    const saved = await app.database.db.select().from(messages).where(eq(messages.conversationId, id));
+    expect(saved.filter((m) => m.role === 'assistant')).toEqual([]);
+  });
+
+  it('stops on the server when Stop comes from another tab, and bills only the tokens produced', async () => {
+    fake.setBehaviour({ usage: 'never', reply: 'x '.repeat(200), chunkSize: 2, chunkDelayMs: 30 });
+    const id = await newConversation(app, anna);
+    const before = await balanceOf(app, anna.id);
+    const requestsBefore = fake.requests.length;
+    const stream = await openStream(id, 'Talk a lot');
+    await stream.readUntil(3);
+    // Another tab of the same person: its own request, the same session.
+    const stop = await post(app, anna, `/llm/conversations/${id}/stop`, {});
+    expect(stop.status).toBe(200);
+    expect(((await stop.json()) as { data: { stopped: boolean } }).data.stopped).toBe(true);
+    // The first tab's stream ends with its last frame.
+    const whole = await stream.readToEnd();
+    expect(whole).toContain('data: [DONE]');
     await fake.waitForRequests(requestsBefore + 1);
     const upstream = fake.requests.at(-1)!;
     await upstream.settled;
@@ -413,10 +502,7 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
       const r = await lastRequestOf(app, anna.id);
       return r?.status === 'PENDING' ? undefined : r;
     });
-    const saved = await until(async () => {
-      const rows = await app.database.db.select().from(messages).where(eq(messages.conversationId, id));
-      return rows.length === 2 ? rows : undefined;
-    });
+    const saved = await app.database.db.select().from(messages).where(eq(messages.conversationId, id));
     const partial = saved[1]?.content ?? '';
     expect(partial.length).toBeGreaterThanOrEqual(6);
     expect(partial.length).toBeLessThan(400);
@@ -425,6 +511,9 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
     );
     expect(settled).toMatchObject({ status: 'COMPLETED', charged: cost, outputTokens: countTokens(partial) });
     expect(await balanceOf(app, anna.id)).toBe(before - cost);
+    // Nothing in progress any more: Stop says so.
+    const again = await post(app, anna, `/llm/conversations/${id}/stop`, {});
+    expect(((await again.json()) as { data: { stopped: boolean } }).data.stopped).toBe(false);
   });
 
   it('answers the non-streaming calls with the whole reply and the same billing fields', async () => {
