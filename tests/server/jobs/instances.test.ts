@@ -44,7 +44,7 @@ async function expectEventsAcross(worker: TestApp, watcher: TestApp, user: TestU
     prompt: 'across instances',
     width: 1024,
     height: 1024,
-  } as never);
+  });
   const states: string[] = [];
   for await (const frame of frames) {
     const data = frame.data as { job: { id: number; state: string } };
