@@ -141,6 +141,9 @@ const TEXT = {
       sd3: 'SD3 generation failed',
     },
     fallback: 'Generation failed. Please try again.',
+    /** Issue #28: the loader's way out, and the per-user limit of jobs at once (4 by default). */
+    runInBackground: 'Run in background',
+    tooMany: 'You have reached the limit of 4 jobs at once. Wait for one to finish or cancel one',
     loader: 'Creating your image…',
     resultTitle: 'Result',
     emptyTitle: 'Choose a model and describe your image',
@@ -229,6 +232,8 @@ const TEXT = {
       sd3: 'Не удалось создать изображение (SD3)',
     },
     fallback: 'Не удалось создать изображение. Попробуйте ещё раз.',
+    runInBackground: 'Продолжить в фоне',
+    tooMany: 'Достигнут предел одновременных заданий: 4. Дождитесь окончания одного из них или отмените его',
     loader: 'Создаём ваше изображение…',
     resultTitle: 'Результат',
     emptyTitle: 'Выберите модель и опишите изображение',
@@ -397,6 +402,10 @@ const FAILED_SAID = apiError(502, 'PROVIDER_ERROR', PROVIDER_SAID);
 /** A gateway's 502 with no body: no message at all. */
 const FAILED_SILENT: Reply = { status: 502 };
 /** The server refuses the charge and states the balance (one token short of the model). */
+/** Issue #28: one job too many at once: refused before any charge, the limit named. */
+const TOO_MANY = apiError(429, 'TOO_MANY_JOBS', 'Too many jobs in progress. Wait for one to finish or cancel one', {
+  limit: 4,
+});
 const refused = (model: ModelId) =>
   apiError(
     402,
@@ -423,7 +432,7 @@ interface Answer {
   method: string;
   path: string;
   reply: Reply;
-  kind: 'images' | 'success' | 'said' | 'silent' | 'refused' | 'listFailed';
+  kind: 'images' | 'success' | 'said' | 'silent' | 'refused' | 'tooMany' | 'listFailed';
   model?: ModelId;
 }
 
@@ -499,7 +508,10 @@ function answered(f: Facts, answer: Answer, lang: Language) {
     return;
   }
   const failure = body as { code: string; message: string; details?: { cost: number; balance: number } };
-  if (failure.code === 'INSUFFICIENT_TOKENS' && failure.details) {
+  if (failure.code === 'TOO_MANY_JOBS') {
+    // Nothing charged: the balance stays; the limit is named.
+    f.error = TEXT[lang].tooMany;
+  } else if (failure.code === 'INSUFFICIENT_TOKENS' && failure.details) {
     // A refusal states the cost and the balance; the header takes the balance.
     f.error = TEXT[lang].insufficient(failure.details.cost, failure.details.balance);
     f.balance = failure.details.balance;
@@ -530,6 +542,11 @@ function factsOf(events: readonly AnyEventObject[], lang: Language): Facts {
   };
   for (const event of events) {
     // SPEC section 4: while generating the form is disabled.
+    // Issue #28: Run in background frees the form, the prompt kept; the job goes on elsewhere.
+    if (f.generating && event.type === 'RUN_IN_BACKGROUND') {
+      f.generating = false;
+      continue;
+    }
     if (f.generating && !isAnswer(event)) continue;
     const e = event as AnyEventObject & Record<string, unknown>;
     switch (event.type) {
@@ -802,11 +819,15 @@ const ANSWERED = Object.fromEntries(
     {
       success: { output: SUCCESS[m] },
       said: { error: apiErrorOf(FAILED_SAID) },
+      tooMany: { error: apiErrorOf(TOO_MANY) },
       silent: { error: apiErrorOf(FAILED_SILENT, m) },
       refused: { error: apiErrorOf(refused(m)) },
     },
   ]),
-) as Record<ModelId, Record<'success' | 'said' | 'silent' | 'refused', { output: unknown } | { error: unknown }>>;
+) as Record<
+  ModelId,
+  Record<'success' | 'said' | 'silent' | 'refused' | 'tooMany', { output: unknown } | { error: unknown }>
+>;
 const change = (field: string, value: string) => ({ type: 'FIELD.CHANGE' as const, field, value });
 
 /** A label for what a sample does, so that SPEC's distinct cases are distinct transitions. */
@@ -924,6 +945,9 @@ export const model: ScreenModel<OpenApp> = {
       ...(c.balance === START_BALANCE ? answer('success', json(SUCCESS[m]), ANSWERED[m].success) : []),
       ...answer('said', FAILED_SAID, ANSWERED[m].said),
       ...answer('silent', FAILED_SILENT, ANSWERED[m].silent),
+      ...(c.current === null && m === 'original' ? answer('tooMany', TOO_MANY, ANSWERED[m].tooMany) : []),
+      // Issue #28: the loader offers Run in background.
+      ...(generating ? [{ type: 'RUN_IN_BACKGROUND' }] : []),
       // Refusals word the cost with Russian plurals: "2 токена" and "16 токенов" tell them apart.
       ...(c.current === null && (m === 'original' || m === 'ultra')
         ? answer('refused', refused(m), ANSWERED[m].refused)
@@ -1020,6 +1044,16 @@ export const model: ScreenModel<OpenApp> = {
       case 'SUBMIT':
         if (busy) return expect(submit().disabled).toBe(true);
         return user.click(submit());
+      case 'RUN_IN_BACKGROUND': {
+        // Issue #28: the waiting request is let go (the server's job goes on) and the queue
+        // reads its list again.
+        const listed = api.sent('GET', '/api/jobs').length;
+        const waiting = api.sent('POST', ENDPOINT[(before.context as GenerationContext).form.model as ModelId]).at(-1)!;
+        await user.click(tid('run-in-background'));
+        expect(waiting.signal?.aborted, 'the waiting request aborted').toBe(true);
+        await waitFor(() => expect(api.sent('GET', '/api/jobs').length).toBeGreaterThan(listed));
+        return;
+      }
       case 'IMAGE.OPEN':
         return user.click(screen.getByLabelText(text.open((e.image as ImageRecord).prompt)));
       case 'IMAGE.CLOSE':
@@ -1053,6 +1087,8 @@ export const model: ScreenModel<OpenApp> = {
           expect(now).toBeGreaterThan(0);
           expect(now).toBeLessThan(100);
           expect(text.phrases).toContain(tid('motivational-phrase').textContent);
+          // Issue #28: the loader, its phrase and bar as SPEC has them, and Run in background.
+          expect(tid('run-in-background').textContent).toBe(text.runInBackground);
           requestSent(ui, f);
         },
       },

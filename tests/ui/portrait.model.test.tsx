@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { expect } from 'vitest';
 import { createActor, createMachine, type AnyEventObject, type AnyMachineSnapshot } from 'xstate';
 import { ApiError } from '../../src/api/client';
@@ -44,6 +44,11 @@ const REFUSED = apiError(
   },
 );
 
+/** Issue #28: one job too many at once: refused before any charge, the limit named. */
+const TOO_MANY = apiError(429, 'TOO_MANY_JOBS', 'Too many jobs in progress. Wait for one to finish or cancel one', {
+  limit: 4,
+});
+
 const apiErrorOf = (reply: Reply) => {
   const body = reply.body as { code: string; message: string };
   return new ApiError(body.message, reply.status ?? 500, body.code, body);
@@ -69,6 +74,8 @@ const TEXT = {
     cost: 'Cost: 12 tokens',
     knight: 'A man in medieval armour, a castle behind him, cinematic lighting',
     winter: 'A woman in a winter forest, a wool scarf, falling snow, cool tones',
+    runInBackground: 'Run in background',
+    tooMany: 'You have reached the limit of 4 jobs at once. Wait for one to finish or cancel one',
   },
   ru: {
     photoRequired: 'Сначала загрузите фото',
@@ -86,6 +93,8 @@ const TEXT = {
     cost: 'Стоимость: 12 токенов',
     knight: 'A man in medieval armour, a castle behind him, cinematic lighting',
     winter: 'A woman in a winter forest, a wool scarf, falling snow, cool tones',
+    runInBackground: 'Продолжить в фоне',
+    tooMany: 'Достигнут предел одновременных заданий: 4. Дождитесь окончания одного из них или отмените его',
   },
 };
 
@@ -133,6 +142,11 @@ function factsOf(events: readonly AnyEventObject[], lang: Language): Facts {
   };
   for (const event of events) {
     const answered = event.type.startsWith('xstate.done.') || event.type.startsWith('xstate.error.');
+    // Issue #28: Run in background frees the form (photo and prompt kept); the job goes on.
+    if (f.generating && event.type === 'RUN_IN_BACKGROUND') {
+      f.generating = false;
+      continue;
+    }
     if (f.generating && !answered) continue;
     switch (event.type) {
       case 'PHOTO.CHOOSE': {
@@ -182,7 +196,12 @@ function factsOf(events: readonly AnyEventObject[], lang: Language): Facts {
           f.generating = false;
           const reply = replyOf<Reply>(event);
           const body = reply.body as { code: string; details?: { balance?: number } };
-          f.error = body.code === 'INSUFFICIENT_TOKENS' ? TEXT[lang].insufficient : TEXT[lang].failed;
+          f.error =
+            body.code === 'INSUFFICIENT_TOKENS'
+              ? TEXT[lang].insufficient
+              : body.code === 'TOO_MANY_JOBS'
+                ? TEXT[lang].tooMany
+                : TEXT[lang].failed;
           if (body.details?.balance !== undefined) f.balance = body.details.balance;
         }
     }
@@ -278,6 +297,8 @@ export const model: ScreenModel<OpenApp> = {
       ...answers(snapshot, 'createPortrait', { output: SUCCESS }, json(SUCCESS)),
       ...answers(snapshot, 'createPortrait', { error: apiErrorOf(FAILED) }, FAILED),
       ...answers(snapshot, 'createPortrait', { error: apiErrorOf(REFUSED) }, REFUSED),
+      ...answers(snapshot, 'createPortrait', { error: apiErrorOf(TOO_MANY) }, TOO_MANY),
+      ...(snapshot.matches('generating') ? [{ type: 'RUN_IN_BACKGROUND' as const }] : []),
     ];
   },
   serializeState: (snapshot: AnyMachineSnapshot) => {
@@ -329,6 +350,16 @@ export const model: ScreenModel<OpenApp> = {
       case 'SUBMIT':
         if (busy) return expect(submit().disabled).toBe(true);
         return user.click(submit());
+      case 'RUN_IN_BACKGROUND': {
+        // Issue #28: the waiting request is let go (the server's job goes on) and the queue
+        // reads its list again.
+        const listed = api.sent('GET', '/api/jobs').length;
+        const waiting = api.sent('POST', ENDPOINT).at(-1)!;
+        await user.click(screen.getByRole('button', { name: TEXT[ui.lang].runInBackground }));
+        expect(waiting.signal?.aborted, 'the waiting request aborted').toBe(true);
+        await waitFor(() => expect(api.sent('GET', '/api/jobs').length).toBeGreaterThan(listed));
+        return;
+      }
       case 'DOWNLOAD':
         api.on('GET', /^\/images\//, { status: 200, body: 'webp bytes' });
         await user.click(screen.getByRole('button', { name: /^(Download|Скачать)$/ }));
@@ -354,6 +385,8 @@ export const model: ScreenModel<OpenApp> = {
           expect(submit().textContent).toBe(TEXT[reached.lang].generating);
           expect(disabled(prompt())).toBe(true);
           expect(screen.getByTestId('portrait-generating')).toBeTruthy();
+          // Issue #28: the loader offers Run in background.
+          expect(screen.getByTestId('run-in-background').textContent).toBe(TEXT[reached.lang].runInBackground);
           // SPEC section 7: prompt, the photo as user_image_file, aspect_ratio; the screen
           // fixes style_preset to photographic and output_format to webp.
           const sent = ui.api.sent('POST', ENDPOINT).at(-1)!.body as FormData;
