@@ -180,7 +180,6 @@ export class JobQueue {
     for (;;) {
       const job = await repo.findJob(this.db, id);
       if (!job) throw new AppError('NOT_FOUND');
-      if (job.status === 'PENDING' && this.stopping) throw new AppError('SERVICE_UNAVAILABLE');
       if (job.status !== 'PENDING') {
         const image = job.status === 'COMPLETED' ? await repo.imageOfJob(this.db, id) : undefined;
         return { job, image, balance: await repo.balanceNow(this.db, userId) };
@@ -277,8 +276,9 @@ export class JobQueue {
     }
     for (const { controller } of this.running.values()) controller.abort(new AppError('SERVICE_UNAVAILABLE', SHUTDOWN));
     await settled;
-    // Requests still waiting here for a job another instance will run are answered now.
-    for (const id of [...this.waiters.keys()]) this.release(id);
+    // Requests still waiting here for a job in line keep waiting for whichever instance takes
+    // it, until the server cuts their connection (SHUTDOWN_GRACE_MS): answering them with an
+    // error would invite a retry, and a second charge, for a job that is going to finish.
   }
 
   /**

@@ -234,10 +234,13 @@ describe('two instances on one PostgreSQL, Redis and S3 server', async () => {
     const inFlight = users20
       .slice(0, 10)
       .map((user, index) => send(b, user, index, CORE.endpoint, coreBody).catch(() => undefined));
-    // Wait until the charges are in the database, then crash.
+    // Wait until B is running one of the jobs, then crash.
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline) {
-      const rows = await db.db.select().from(generationRequests).where(eq(generationRequests.status, 'PENDING'));
+      const rows = await db.db
+        .select()
+        .from(generationRequests)
+        .where(and(eq(generationRequests.status, 'PENDING'), eq(generationRequests.claimedBy, 'b')));
       if (rows.length > 0) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
