@@ -1,5 +1,5 @@
-import { act, screen, waitFor, within } from '@testing-library/react';
-import { expect, vi } from 'vitest';
+import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, createMachine, type AnyEventObject, type AnyMachineSnapshot } from 'xstate';
 import { ApiError } from '../../src/api/client';
 import type { Job, JobList } from '../../src/domain/jobs';
@@ -885,3 +885,42 @@ describeInvariants('job queue', model, [
       ),
   },
 ]);
+
+describe('job queue: the dashboard around it', () => {
+  afterEach(() => cleanup());
+
+  it.each(['ru', 'en'] as const)(
+    '[%s] an image finished in the background joins the latest images; the first list reads nothing again',
+    async (lang) => {
+      const api = new FakeApi()
+        .on('GET', JOBS, listReply(FIRST_LIST))
+        .hold('GET', EVENTS)
+        .on('GET', IMAGES, {
+          body: {
+            success: true,
+            data: {
+              images: [],
+              pagination: { currentPage: 1, totalPages: 0, total: 0, hasNext: false, hasPrev: false },
+            },
+          },
+        });
+      const ui = await openApp('/dashboard', { lang, api });
+      try {
+        const { writer } = await api.stream('GET', EVENTS);
+        writer.raw('id: 100\nevent: ready\ndata: {}\n\n');
+        const panel = await screen.findByTestId('queue-panel', {}, { timeout: 10_000 });
+        await waitFor(() => expect(tid(`job-${HARBOUR.id}`, panel).getAttribute('data-state')).toBe('running'));
+        // The list, read after the stream opened, names an image finished before: no second read.
+        await waitFor(() => expect(api.sent('GET', JOBS).filter((r) => !r.signal?.aborted).length).toBeGreaterThan(0));
+        const read = api.sent('GET', IMAGES).length;
+        const finishedNow = done(HARBOUR, 'completed', 10);
+        writer.raw(`id: 101\nevent: job\ndata: ${JSON.stringify({ job: finishedNow, balance: 50 })}\n\n`);
+        await waitFor(() => expect(tid(`job-${HARBOUR.id}`, panel).getAttribute('data-state')).toBe('completed'));
+        await waitFor(() => expect(api.sent('GET', IMAGES).length).toBe(read + 1));
+        expect(api.strays()).toEqual([]);
+      } finally {
+        ui.close();
+      }
+    },
+  );
+});

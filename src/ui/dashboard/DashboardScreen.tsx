@@ -1,6 +1,6 @@
 import { getRouteApi } from '@tanstack/react-router';
 import { useActorRef, useSelector } from '@xstate/react';
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { storedDraft } from '../../api/drafts';
 import { liveGenerationMachine } from '../../api/generation';
 import { formPreset } from '../../machines/generation';
@@ -45,6 +45,24 @@ export function DashboardScreen() {
   const actor = useActorRef(machine, { input: { session, balance, prompt, preset, queue } });
   useLiveActor('generation', actor);
   useQueueScreen('generation');
+
+  // An image finished in the background (issue #28): the latest images show it. Those the
+  // queue listed when it was first read are there already.
+  const finishedImages = useSelector(
+    queue,
+    (s) =>
+      s.matches({ list: 'ready' })
+        ? s.context.jobs.filter((job) => job.kind === 'generation' && job.state === 'completed').map((job) => job.id)
+        : null,
+    (a, b) => a?.join() === b?.join(),
+  );
+  const seenImages = useRef<Set<number> | null>(null);
+  useEffect(() => {
+    if (finishedImages === null) return;
+    const seen = seenImages.current;
+    seenImages.current = new Set(finishedImages);
+    if (seen && finishedImages.some((id) => !seen.has(id))) actor.send({ type: 'RECENT.RELOAD' });
+  }, [actor, finishedImages]);
 
   // Regenerate navigates here with ?prompt=...&model=...; the form takes them even when already open.
   useEffect(() => {
