@@ -26,11 +26,10 @@ async function waitForHealth(url: string, deadline: number): Promise<void> {
 }
 
 /**
- * Builds the browser app and starts `npm start` exactly as a person would, on a fresh
- * DATA_DIR with every embedded default (PGlite, local sign-in, offline engines).
+ * `npm start` exactly as a person would run it, on a fresh DATA_DIR with every embedded
+ * default (PGlite, local sign-in, offline engines), plus `env`; the browser app must be built.
  */
-export default async function setup(project: TestProject) {
-  buildBrowserApp();
+export async function startApp(env: Record<string, string> = {}): Promise<{ baseUrl: string; stop(): Promise<void> }> {
   const port = await freePort();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'imagegen-e2e-'));
   const baseUrl = `http://localhost:${port}`;
@@ -45,16 +44,27 @@ export default async function setup(project: TestProject) {
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_MINUTE: '100000',
       DATABASE_URL: '',
+      ...env,
     },
   });
   await waitForHealth(baseUrl, Date.now() + 90_000);
-  project.provide('baseUrl', baseUrl);
-  return async () => {
-    if (child.pid && child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      process.kill(-child.pid, 'SIGTERM');
-      await exited;
-    }
-    await fs.rm(dataDir, { recursive: true, force: true });
+  return {
+    baseUrl,
+    stop: async () => {
+      if (child.pid && child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        process.kill(-child.pid, 'SIGTERM');
+        await exited;
+      }
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
   };
+}
+
+/** Builds the browser app and starts it once for the suites (startApp). */
+export default async function setup(project: TestProject) {
+  buildBrowserApp();
+  const app = await startApp();
+  project.provide('baseUrl', app.baseUrl);
+  return app.stop;
 }
