@@ -31,8 +31,9 @@ export function cancelJob(id: number, signal?: AbortSignal): Promise<CancelReply
 
 /**
  * Reads GET /api/events (fetch + ReadableStream, so it carries the bearer token and can send
- * Last-Event-ID, which EventSource cannot): `ready` gives the id to resume from, `job` frames
- * carry a job and the balance; comments (`: ping`) and frames it does not know are skipped.
+ * Last-Event-ID, which EventSource cannot): `job` frames carry a job and the balance; `ready`
+ * and every other frame (a chat reply's) only move the id to resume from; comments (`: ping`)
+ * are skipped.
  * A 401 ends the session everywhere; any other failure, a broken connection or the end of
  * the body is reported for the chart to reconnect. Aborting the signal ends it quietly.
  */
@@ -63,12 +64,13 @@ export async function readJobStream(
       const { value, done } = await reader.read();
       const frames = done ? parser.end() : parser.push(value);
       for (const frame of frames) {
-        if (frame.event === STREAM_EVENTS.ready) {
+        const parsed = frame.event === STREAM_EVENTS.job ? jobEventSchema.safeParse(parseJson(frame.data)) : null;
+        if (parsed?.success) sendBack({ type: 'STREAM.EVENT', id: frame.lastEventId, event: parsed.data });
+        else {
+          if (parsed) console.warn('[jobs] an event that is not a job event', frame.data);
+          // `ready`, a chat reply's event, one not read here: its id still counts, so a
+          // reconnection resumes after it.
           sendBack({ type: 'STREAM.READY', id: frame.lastEventId });
-        } else if (frame.event === STREAM_EVENTS.job) {
-          const parsed = jobEventSchema.safeParse(parseJson(frame.data));
-          if (parsed.success) sendBack({ type: 'STREAM.EVENT', id: frame.lastEventId, event: parsed.data });
-          else console.warn('[jobs] an event that is not a job event', frame.data);
         }
       }
       if (done) break;

@@ -5,7 +5,10 @@ import type { JobEvent } from '../domain/jobs';
 export type JobStreamEvent =
   /** The server answered 200: events follow (after Last-Event-ID, replayed in order). */
   | { type: 'STREAM.OPENED' }
-  /** The first frame of a connection made without Last-Event-ID: the id to resume from. */
+  /**
+   * A frame that is not a job's: the first of a connection made without Last-Event-ID
+   * (`ready`), or another kind of event on the same stream (a chat reply's). Only its id counts.
+   */
   | { type: 'STREAM.READY'; id: string | null }
   | { type: 'STREAM.EVENT'; id: string | null; event: JobEvent }
   /** The connection failed, broke or ended: it is made again after a pause. */

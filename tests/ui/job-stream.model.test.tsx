@@ -473,6 +473,23 @@ describeInvariants('job stream', model, [
 describe('job stream: resuming after a dropped connection', () => {
   afterEach(() => cleanup());
 
+  it("a chat reply's event on the same stream moves the id to resume from (issue #28 item 5 shares it)", async () => {
+    const ui = await model.open('en');
+    try {
+      const first = await ui.api.stream('GET', EVENTS);
+      first.writer.raw(`id: ${READY_ID}\nevent: ready\ndata: {}\n\n`);
+      first.writer.raw(
+        'id: 41\nevent: reply\ndata: {"conversationId":3,"requestId":9,"model":"gpt-4o","content":"Hel","done":false}\n\n',
+      );
+      first.writer.end();
+      await ui.user.click(await within(panel()).findByRole('button', { name: TEXT.en.reconnect }));
+      const second = await ui.api.stream('GET', EVENTS);
+      expect(second.request.headers.get('Last-Event-ID')).toBe('41');
+    } finally {
+      model.close!(ui);
+    }
+  });
+
   it.each(['ru', 'en'] as const)(
     '[%s] issue #28 item 4: the reconnection asks from the last event, the replay shows each event once',
     async (lang) => {
