@@ -90,6 +90,13 @@ describe('accessibility (axe-core) in Chromium', () => {
           await check(page, 'dashboard image dialog', found);
           await page.keyboard.press('Escape');
           await page.getByTestId('image-modal').waitFor({ state: 'detached' });
+          // The queue (issue #28): the dashboard's panel holds the finished job; the header's sheet.
+          await page.getByTestId('queue-panel').locator('li[data-state="completed"]').first().waitFor();
+          await page.getByTestId('queue-button').click();
+          await page.getByTestId('queue-dialog').waitFor();
+          await check(page, 'queue dialog', found);
+          await page.keyboard.press('Escape');
+          await page.getByTestId('queue-dialog').waitFor({ state: 'detached' });
 
           // The portrait creator, before and after a portrait.
           await page.goto(`${baseUrl}/portrait-creator`);
