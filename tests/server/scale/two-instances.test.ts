@@ -231,19 +231,30 @@ describe('two instances on one PostgreSQL, Redis and S3 server', async () => {
   }, 180_000);
 
   it("kill -9 mid-generation: the survivor's reconciler repairs it", async () => {
-    const inFlight = users20
-      .slice(0, 10)
-      .map((user, index) => send(b, user, index, CORE.endpoint, coreBody).catch(() => undefined));
-    // Wait until B is running one of the jobs, then crash.
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      const rows = await db.db
-        .select()
-        .from(generationRequests)
-        .where(and(eq(generationRequests.status, 'PENDING'), eq(generationRequests.claimedBy, 'b')));
-      if (rows.length > 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    // Any instance may take a job B accepted (A often takes a whole burst): B is sent rounds
+    // of ten until it runs one itself, then it crashes.
+    const inFlight: Promise<unknown>[] = [];
+    const bRuns = async () =>
+      (
+        await db.db
+          .select()
+          .from(generationRequests)
+          .where(and(eq(generationRequests.status, 'PENDING'), eq(generationRequests.claimedBy, 'b')))
+      ).length > 0;
+    let running = false;
+    for (let round = 0; round < 5 && !running; round += 1) {
+      inFlight.push(
+        ...users20
+          .slice(0, 10)
+          .map((user, index) => send(b, user, index, CORE.endpoint, coreBody).catch(() => undefined)),
+      );
+      const deadline = Date.now() + 5_000;
+      while (!running && Date.now() < deadline) {
+        running = await bRuns();
+        if (!running) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
     }
+    expect(running).toBe(true);
     await b.stop('SIGKILL');
     await Promise.all(inFlight);
     // The jobs B was running stay PENDING, and B will never beat them again (those still in
