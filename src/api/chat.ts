@@ -16,8 +16,10 @@ import {
   type ChatStreamInput,
   type CreateConversationInput,
 } from '../machines/chat-send';
+import { chatReplyMachine } from '../machines/chat-reply';
 import { chatSettingsMachine } from '../machines/chat-settings';
 import { conversationRoutingMachine } from '../machines/conversation-routing';
+import { z } from 'zod';
 import { anyBody, API_BASE, authHeaders, request } from './client';
 import { keepDraft, sessionUserId } from './drafts';
 
@@ -37,6 +39,15 @@ export const createConversation = (input: CreateConversationInput): Promise<Conv
 export const deleteConversation = async (id: number): Promise<void> => {
   await request((w) => w.delete(`/llm/conversations/${id}`).json(), anyBody);
 };
+
+const stopReplySchema = z.object({ stopped: z.boolean() });
+
+/**
+ * POST /llm/conversations/:id/stop (issue #28 item 5): ends the reply in progress in the
+ * conversation wherever it is written; `stopped` false when none was in progress.
+ */
+export const stopReply = (conversationId: number): Promise<{ stopped: boolean }> =>
+  request((w) => w.post(undefined, `/llm/conversations/${conversationId}/stop`).json(), stopReplySchema);
 
 export function storedModel(): string | null {
   try {
@@ -72,8 +83,10 @@ async function problemOfResponse(response: Response): Promise<Problem> {
 
 /**
  * Reads our SSE chat stream (SPEC section 7) with fetch + ReadableStream: `data:` lines
- * of JSON, `[DONE]` ends it, unparsable lines are ignored. Stopping the actor aborts the
- * request, which the server treats as Stop.
+ * of JSON, `[DONE]` ends it, unparsable lines are ignored. `[DONE]` after no last frame is a
+ * reply stopped on the server (Stop from any tab, issue #28); a connection that breaks, or a
+ * body that ends without `[DONE]`, is lost (the server goes on with a reply that had begun).
+ * Stopping the actor aborts the request, which ends the reply only before its first words.
  */
 export async function readChatStream(
   input: ChatStreamInput,
@@ -85,6 +98,11 @@ export async function readChatStream(
     if (finished) return;
     finished = true;
     sendBack({ type: 'STREAM.ERROR', problem, ...(balanceAfter !== undefined ? { balanceAfter } : {}) });
+  };
+  const lose = (problem: Problem) => {
+    if (finished) return;
+    finished = true;
+    sendBack({ type: 'STREAM.LOST', problem });
   };
   try {
     const response = await fetch(`${API_BASE}/llm/conversations/${input.conversationId}/stream`, {
@@ -105,7 +123,13 @@ export async function readChatStream(
     const parser = createSseLineParser();
     const handle = (events: ReturnType<typeof parser.push>): boolean => {
       for (const event of events) {
-        if (event.type === 'done') return true;
+        if (event.type === 'done') {
+          if (!finished) {
+            finished = true;
+            sendBack({ type: 'STREAM.ENDED' });
+          }
+          return true;
+        }
         const data = toChatStreamEvent(event.value);
         if (!data) continue;
         if (data.error !== undefined) {
@@ -146,11 +170,11 @@ export async function readChatStream(
         break;
       }
     }
-    if (!finished) fail(chatProblem('streamErrorFallback'));
+    if (!finished) lose(chatProblem('streamErrorFallback'));
   } catch (error) {
     if (signal.aborted) return;
     console.warn('[chat] stream failed', error);
-    fail(chatProblem('sendMessage'));
+    lose(chatProblem('sendMessage'));
   }
 }
 
@@ -168,7 +192,24 @@ export const liveChatSendMachine = chatSendMachine.provide({
   actors: {
     createConversation: fromPromise<Conversation, CreateConversationInput>(({ input }) => createConversation(input)),
     chatStream: chatStreamActor,
-    settleDelay: fromPromise<void>(() => new Promise((resolve) => setTimeout(resolve, 600))),
+    stopReply: fromPromise<{ stopped: boolean }, { conversationId: number }>(({ input }) =>
+      stopReply(input.conversationId),
+    ),
+  },
+});
+
+/** The reply written elsewhere (a reload, another tab), wired to the API; the screen adds toasts. */
+export const liveChatReplyMachine = chatReplyMachine.provide({
+  actors: {
+    loadConversation: fromPromise<Conversation, { id: number }>(({ input }) => fetchConversation(input.id)),
+    stopReply: fromPromise<{ stopped: boolean }, { conversationId: number }>(({ input }) =>
+      stopReply(input.conversationId),
+    ),
+  },
+  actions: {
+    logFailure: (_, params) => {
+      console.warn(`[chat] ${params.what} failed`, params.error);
+    },
   },
 });
 

@@ -1,6 +1,13 @@
 import { fromCallback, fromPromise } from 'xstate';
 import { z } from 'zod';
-import { jobEventSchema, jobListSchema, jobSchema, STREAM_EVENTS, type JobList } from '../domain/jobs';
+import {
+  jobEventSchema,
+  jobListSchema,
+  jobSchema,
+  replyEventSchema,
+  STREAM_EVENTS,
+  type JobList,
+} from '../domain/jobs';
 import { createSseFrameParser } from '../domain/sse';
 import { jobStreamMachine, type ConnectInput, type JobStreamEvent } from '../machines/job-stream';
 import { queueMachine, queueProblemOf, titleMark, type QueueEvent } from '../machines/queue';
@@ -31,9 +38,9 @@ export function cancelJob(id: number, signal?: AbortSignal): Promise<CancelReply
 
 /**
  * Reads GET /api/events (fetch + ReadableStream, so it carries the bearer token and can send
- * Last-Event-ID, which EventSource cannot): `job` frames carry a job and the balance; `ready`
- * and every other frame (a chat reply's) only move the id to resume from; comments (`: ping`)
- * are skipped.
+ * Last-Event-ID, which EventSource cannot): `job` frames carry a job and the balance, `reply`
+ * frames a chat reply so far (issue #28 item 5); `ready` and every other frame only move the
+ * id to resume from; comments (`: ping`) are skipped.
  * A 401 ends the session everywhere; any other failure, a broken connection or the end of
  * the body is reported for the chart to reconnect. Aborting the signal ends it quietly.
  */
@@ -63,16 +70,7 @@ export async function readJobStream(
     for (;;) {
       const { value, done } = await reader.read();
       const frames = done ? parser.end() : parser.push(value);
-      for (const frame of frames) {
-        const parsed = frame.event === STREAM_EVENTS.job ? jobEventSchema.safeParse(parseJson(frame.data)) : null;
-        if (parsed?.success) sendBack({ type: 'STREAM.EVENT', id: frame.lastEventId, event: parsed.data });
-        else {
-          if (parsed) console.warn('[jobs] an event that is not a job event', frame.data);
-          // `ready`, a chat reply's event, one not read here: its id still counts, so a
-          // reconnection resumes after it.
-          sendBack({ type: 'STREAM.READY', id: frame.lastEventId });
-        }
-      }
+      for (const frame of frames) sendBack(streamEventOf(frame));
       if (done) break;
     }
     sendBack({ type: 'STREAM.FAILED' });
@@ -81,6 +79,25 @@ export async function readJobStream(
     console.warn('[jobs] the event stream broke', error);
     sendBack({ type: 'STREAM.FAILED' });
   }
+}
+
+/**
+ * A frame as the chart hears it: a job's event, a chat reply's event, or (`ready`, an event
+ * not read here, one whose data does not parse) only its id, which still counts, so a
+ * reconnection resumes after it.
+ */
+function streamEventOf(frame: { event: string; data: string; lastEventId: string | null }): JobStreamEvent {
+  const id = frame.lastEventId;
+  if (frame.event === STREAM_EVENTS.job) {
+    const parsed = jobEventSchema.safeParse(parseJson(frame.data));
+    if (parsed.success) return { type: 'STREAM.EVENT', id, event: parsed.data };
+    console.warn('[jobs] an event that is not a job event', frame.data);
+  } else if (frame.event === STREAM_EVENTS.reply) {
+    const parsed = replyEventSchema.safeParse(parseJson(frame.data));
+    if (parsed.success) return { type: 'STREAM.REPLY', id, event: parsed.data };
+    console.warn('[jobs] an event that is not a reply event', frame.data);
+  }
+  return { type: 'STREAM.READY', id };
 }
 
 function parseJson(text: string): unknown {

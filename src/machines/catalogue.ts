@@ -1,5 +1,6 @@
 import type { AnyStateMachine } from 'xstate';
 import { billingMachine } from './billing';
+import { chatReplyMachine } from './chat-reply';
 import { chatSendMachine } from './chat-send';
 import { chatSettingsMachine } from './chat-settings';
 import { conversationRoutingMachine } from './conversation-routing';
@@ -20,6 +21,7 @@ import { toastsMachine } from './toasts';
 export const machineCatalogue: Readonly<Record<string, AnyStateMachine>> = {
   session: sessionMachine,
   'chat-send': chatSendMachine,
+  'chat-reply': chatReplyMachine,
   'chat-settings': chatSettingsMachine,
   'conversation-routing': conversationRoutingMachine,
   toasts: toastsMachine,

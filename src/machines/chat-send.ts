@@ -4,6 +4,7 @@ import { assign, enqueueActions, fromCallback, fromPromise, raise, setup, type A
 import { CHAT_MAX_TOKENS_DEFAULT, cannotPayAnyReply, chatProblem, type ReplyEnding } from '../domain/chat';
 import { NEW_CONVERSATION_TITLE, type Conversation, type Message } from '../domain/conversation';
 import { balanceOf, problemOf, type Problem } from '../domain/errors';
+import { stopProblemOf, type ChatReplyEvent } from './chat-reply';
 
 export interface ChatStreamInput {
   conversationId: number;
@@ -19,7 +20,17 @@ export type ChatStreamEvent =
   /** `ending`: the reply is a refusal, was cut at the length limit, or was stopped by the filter. */
   | { type: 'STREAM.COMPLETE'; tokensUsed: number; balanceAfter: number; messageId?: number; ending?: ReplyEnding }
   /** The request was refused or the reply failed; `balanceAfter` is the server's figure when it said. */
-  | { type: 'STREAM.ERROR'; problem: Problem; balanceAfter?: number };
+  | { type: 'STREAM.ERROR'; problem: Problem; balanceAfter?: number }
+  /**
+   * `[DONE]` with no last frame: the reply was stopped (Stop, from this tab or another), stored
+   * and billed on the server for what was produced.
+   */
+  | { type: 'STREAM.ENDED' }
+  /**
+   * The connection broke or the body ended early. Before the first words the server stops the
+   * reply (`problem` is shown); after them it goes on writing it (issue #28 item 5).
+   */
+  | { type: 'STREAM.LOST'; problem: Problem };
 
 /** What creating a conversation for a first message needs: the server refuses one nobody can pay for. */
 export interface CreateConversationInput {
@@ -72,6 +83,8 @@ interface Exchange {
 export interface ChatSendContext {
   session: AnyActorRef | null;
   routing: AnyActorRef | null;
+  /** The chat-reply actor: told of this tab's own reply, and given it when the connection breaks. */
+  replies: AnyActorRef | null;
   draft: string;
   pending: Exchange | null;
   conversationId: number | null;
@@ -80,6 +93,8 @@ export interface ChatSendContext {
   /** Local messages get negative ids until the page reloads them from the server. */
   nextLocalId: number;
   failed: FailedSend | null;
+  /** Why Stop failed (state `streaming.stopFailed`). */
+  stopProblem: Problem | null;
 }
 
 /** Reads just enough of the routing actor's snapshot to know the new conversation is open. */
@@ -135,7 +150,12 @@ export const chatSendMachine = setup({
     context: {} as ChatSendContext,
     events: {} as ChatSendEvent,
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- xstate takes the input type from it
-    input: {} as { session?: AnyActorRef | null; routing?: AnyActorRef | null; draft?: string },
+    input: {} as {
+      session?: AnyActorRef | null;
+      routing?: AnyActorRef | null;
+      replies?: AnyActorRef | null;
+      draft?: string;
+    },
   },
   // Stryker restore all
   actors: {
@@ -148,8 +168,11 @@ export const chatSendMachine = setup({
     chatStream: fromCallback<ChatSendEvent, ChatStreamInput>(({ sendBack }) => {
       sendBack({ type: 'STREAM.ERROR', problem: chatProblem('sendMessage') });
     }),
-    /** A short wait after Stop so the server has settled the bill before the balance is re-read. */
-    settleDelay: fromPromise<void>(() => Promise.resolve()),
+    // Stryker disable all: a placeholder; the app and every test provide this actor
+    stopReply: fromPromise<{ stopped: boolean }, { conversationId: number }>(() =>
+      Promise.reject(new Error('stopReply not provided')),
+    ),
+    // Stryker restore all
   },
   actions: {
     notifyError: (_, _params: { problem: Problem }) => {},
@@ -265,6 +288,23 @@ export const chatSendMachine = setup({
     refreshBalance: enqueueActions(({ context, enqueue }) => {
       if (context.session) enqueue.sendTo(context.session, { type: 'USER.REFRESH' });
     }),
+    /** chat-reply learns of this tab's own reply, so its events are not taken for another tab's. */
+    tellReplies: enqueueActions(({ context, enqueue }, params: { notice: ChatReplyEvent }) => {
+      if (context.replies) enqueue.sendTo(context.replies, params.notice);
+    }),
+    /** The connection broke after the first words: the reply goes on on the server, and chat-reply follows it. */
+    handOff: enqueueActions(({ context, enqueue }) => {
+      if (!context.replies || !context.pending || context.conversationId === null) return;
+      enqueue.sendTo(context.replies, {
+        type: 'OWN.LOST',
+        conversationId: context.conversationId,
+        content: context.pending.assistant.content,
+        model: context.pending.assistant.model ?? '',
+        startedAt: context.pending.assistant.createdAt,
+      } satisfies ChatReplyEvent);
+    }),
+    setStopProblem: assign((_, params: { problem: Problem }) => ({ stopProblem: params.problem })),
+    clearStopProblem: assign({ stopProblem: null }),
   },
   guards: {
     blank: ({ context }) => context.draft.trim() === '',
@@ -273,12 +313,14 @@ export const chatSendMachine = setup({
     hasConversation: (_, params: { conversationId: number | null }) => params.conversationId !== null,
     cannotPay: (_, params: { balance: number }) => cannotPayAnyReply(params.balance),
     hasFailed: ({ context }) => context.failed !== null,
+    nothingArrived: ({ context }) => (context.pending?.assistant.content ?? '') === '',
   },
 }).createMachine({
   id: 'chatSend',
   context: ({ input }) => ({
     session: input.session ?? null,
     routing: input.routing ?? null,
+    replies: input.replies ?? null,
     draft: input.draft ?? '',
     pending: null,
     conversationId: null,
@@ -286,6 +328,7 @@ export const chatSendMachine = setup({
     contextTokensLimit: 0,
     nextLocalId: -1,
     failed: null,
+    stopProblem: null,
   }),
   initial: 'idle',
   states: {
@@ -400,6 +443,12 @@ export const chatSendMachine = setup({
       },
     },
     streaming: {
+      entry: {
+        type: 'tellReplies',
+        params: ({ context }) => ({
+          notice: { type: 'OWN.STARTED', conversationId: context.conversationId ?? 0 },
+        }),
+      },
       invoke: {
         src: 'chatStream',
         input: ({ context }) => ({
@@ -410,6 +459,18 @@ export const chatSendMachine = setup({
           contextTokensLimit: context.contextTokensLimit,
         }),
       },
+      // Leaving the state (the reply's end) stops the reader; nothing is left to read by then.
+      exit: {
+        type: 'tellReplies',
+        params: ({ context }) => ({
+          notice: {
+            type: 'OWN.FINISHED',
+            conversationId: context.conversationId ?? 0,
+            content: context.pending?.assistant.content ?? '',
+          },
+        }),
+      },
+      initial: 'receiving',
       on: {
         'STREAM.CHUNK': { actions: { type: 'appendChunk', params: ({ event }) => ({ content: event.content }) } },
         'STREAM.COMPLETE': {
@@ -446,16 +507,52 @@ export const chatSendMachine = setup({
             },
           ],
         },
-        // Leaving the state stops the stream actor, which aborts the request; the server
-        // keeps the partial reply and bills what was produced.
-        STOP: { target: 'stopping', actions: ['handOver', 'clearPending'] },
+        // Stopped (here or in another tab): the server stored and billed what was produced
+        // before it wrote [DONE], so the balance read now is the one after the bill.
+        'STREAM.ENDED': { target: 'idle', actions: ['handOver', 'clearPending', 'refreshBalance'] },
+        'STREAM.LOST': [
+          // Before the first words the server stopped the reply: as any failure (SPEC 4).
+          {
+            guard: 'nothingArrived',
+            target: 'idle',
+            actions: [
+              { type: 'failExchange', params: ({ event }) => ({ problem: event.problem }) },
+              {
+                type: 'notifyError',
+                params: ({ context }) => ({ problem: context.failed?.problem ?? chatProblem('sendMessage') }),
+              },
+            ],
+          },
+          // After them it goes on on the server (issue #28 item 5): chat-reply follows it to its end.
+          { target: 'idle', actions: ['handOverKept', 'handOff', 'clearPending'] },
+        ],
       },
-    },
-    stopping: {
-      invoke: {
-        src: 'settleDelay',
-        onDone: { target: 'idle', actions: 'refreshBalance' },
-        onError: { target: 'idle', actions: 'refreshBalance' },
+      states: {
+        receiving: {
+          on: { STOP: 'stopping' },
+        },
+        /** POST /llm/conversations/:id/stop; the reader goes on to the reply's last frame. */
+        stopping: {
+          entry: 'clearStopProblem',
+          invoke: {
+            src: 'stopReply',
+            input: ({ context }) => ({ conversationId: context.conversationId ?? 0 }),
+            onDone: 'stopAsked',
+            onError: {
+              target: 'stopFailed',
+              actions: [
+                { type: 'setStopProblem', params: ({ event }) => ({ problem: stopProblemOf(event.error) }) },
+                { type: 'notifyError', params: ({ event }) => ({ problem: stopProblemOf(event.error) }) },
+              ],
+            },
+          },
+        },
+        /** Asked: the stream ends with [DONE] (or completes, when the reply ended first). */
+        stopAsked: {},
+        /** Stop failed: said, with Retry (Stop again); the reply goes on meanwhile. */
+        stopFailed: {
+          on: { STOP: 'stopping' },
+        },
       },
     },
   },

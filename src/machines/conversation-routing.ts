@@ -18,8 +18,10 @@ export type ConversationRoutingEvent =
   | { type: 'DELETE'; id: number }
   /** chat-send created a conversation for a first message: select it and open its page. */
   | { type: 'CONVERSATION.CREATED'; conversation: Conversation }
-  /** chat-send finished an exchange: the messages join the open conversation. */
+  /** chat-send finished an exchange, or chat-reply saw a reply end: the messages join the open conversation. */
   | { type: 'MESSAGES.APPENDED'; conversationId: number; messages: Message[] }
+  /** chat-reply read the open conversation again (a reply written elsewhere): it replaces what is shown. */
+  | { type: 'CONVERSATION.UPDATED'; conversation: Conversation }
   | { type: 'CONVERSATION.CLEARED' }
   /** The list of conversations failed to load: try again. */
   | { type: 'CONVERSATIONS.RETRY' }
@@ -137,6 +139,10 @@ export const conversationRoutingMachine = setup({
     targetRoute: assign(({ context }) => ({ targetId: parseConversationId(context.routeParam) ?? null })),
     clearCurrent: assign({ current: null, targetId: null }),
     setCurrent: assign((_, params: { conversation: Conversation }) => ({ current: params.conversation })),
+    /** The open conversation as read again; another one's reading is too late and is dropped. */
+    updateCurrent: assign(({ context }, params: { conversation: Conversation }) => ({
+      current: context.current?.id === params.conversation.id ? params.conversation : context.current,
+    })),
     selectCreated: assign(({ context }, params: { conversation: Conversation }) => ({
       targetId: params.conversation.id,
       conversations: [params.conversation, ...context.conversations.filter((c) => c.id !== params.conversation.id)].map(
@@ -150,9 +156,14 @@ export const conversationRoutingMachine = setup({
     })),
     clearDeleting: assign({ deletingId: null }),
     appendMessages: assign(({ context }, params: { conversationId: number; messages: Message[] }) => {
-      const last = params.messages.at(-1);
+      // A stored message already shown (read again with the conversation) is not shown twice.
+      const known = new Set(
+        context.current?.id === params.conversationId ? context.current.messages.map((m) => m.id) : [],
+      );
+      const messages = params.messages.filter((m) => !known.has(m.id));
+      const last = messages.at(-1);
       const found = context.conversations.find((c) => c.id === params.conversationId);
-      const firstUser = params.messages.find((m) => m.role === 'user');
+      const firstUser = messages.find((m) => m.role === 'user');
       // The server names a placeholder-titled conversation after its first message; so do we.
       const retitle = (c: { title: string }) =>
         firstUser && isPlaceholderTitle(c.title) ? titleFromMessage(firstUser.content) : c.title;
@@ -163,7 +174,7 @@ export const conversationRoutingMachine = setup({
             ? {
                 ...context.current,
                 title: retitle(context.current),
-                messages: [...context.current.messages, ...params.messages],
+                messages: [...context.current.messages, ...messages],
               }
             : context.current,
         // The most recently active conversation goes to the top, as the server lists it.
@@ -245,6 +256,9 @@ export const conversationRoutingMachine = setup({
             type: 'appendMessages',
             params: ({ event }) => ({ conversationId: event.conversationId, messages: event.messages }),
           },
+        },
+        'CONVERSATION.UPDATED': {
+          actions: { type: 'updateCurrent', params: ({ event }) => ({ conversation: event.conversation }) },
         },
       },
       states: {

@@ -1,16 +1,18 @@
 import { assign, enqueueActions, fromCallback, setup, type AnyActorRef } from 'xstate';
-import type { JobEvent } from '../domain/jobs';
+import type { JobEvent, ReplyEvent } from '../domain/jobs';
 
 /** What the connection (an actor of src/api reading GET /api/events) sends back. */
 export type JobStreamEvent =
   /** The server answered 200: events follow (after Last-Event-ID, replayed in order). */
   | { type: 'STREAM.OPENED' }
   /**
-   * A frame that is not a job's: the first of a connection made without Last-Event-ID
-   * (`ready`), or another kind of event on the same stream (a chat reply's). Only its id counts.
+   * A frame that carries nothing to tell: the first of a connection made without
+   * Last-Event-ID (`ready`), or an event this reader does not know. Only its id counts.
    */
   | { type: 'STREAM.READY'; id: string | null }
   | { type: 'STREAM.EVENT'; id: string | null; event: JobEvent }
+  /** A chat reply as it is written (issue #28 item 5), from whichever tab or instance started it. */
+  | { type: 'STREAM.REPLY'; id: string | null; event: ReplyEvent }
   /** The connection failed, broke or ended: it is made again after a pause. */
   | { type: 'STREAM.FAILED' }
   /** 401: the session ended; nothing is retried. */
@@ -18,8 +20,9 @@ export type JobStreamEvent =
   /** The person asks to reconnect now rather than after the pause. */
   | { type: 'RETRY' };
 
-/** What the stream tells the actor that started it (the queue). */
-export type JobStreamNotice = { type: 'STREAM.CONNECTED' } | { type: 'JOB.EVENT'; event: JobEvent };
+/** What the stream tells the actor that started it (the queue, which passes replies on to the chat). */
+export type JobStreamNotice =
+  { type: 'STREAM.CONNECTED' } | { type: 'JOB.EVENT'; event: JobEvent } | { type: 'REPLY.EVENT'; event: ReplyEvent };
 
 export interface JobStreamContext {
   /** The actor told of each event and connection (the queue that invokes the stream). */
@@ -50,11 +53,12 @@ function isAfter(id: string | null, last: string | null): boolean {
 }
 
 /**
- * The job events' stream (issue #28 item 4) as states: connecting, open, waiting to retry
+ * The user's event stream (issue #28 item 4) as states: connecting, open, waiting to retry
  * with a growing pause, and signed out (401: the session ended, no retry). It remembers the
  * last event id and sends it on every reconnect, so the server replays what was missed once
  * and in order; an event it has already seen is dropped. The actor that invokes it (the
- * queue) is told each event and each (re)connection, after which it reads the list again.
+ * queue) is told each job event, each chat reply event (item 5: the queue passes them on to
+ * the chat) and each (re)connection, after which it reads the list again.
  */
 export const jobStreamMachine = setup({
   // Stryker disable all: type declarations only, erased when the code runs
@@ -99,6 +103,13 @@ export const jobStreamMachine = setup({
           actions: [
             { type: 'remember', params: ({ event }) => ({ id: event.id }) },
             { type: 'tell', params: ({ event }) => ({ notice: { type: 'JOB.EVENT', event: event.event } }) },
+          ],
+        },
+        'STREAM.REPLY': {
+          guard: { type: 'isNew', params: ({ event }) => ({ id: event.id }) },
+          actions: [
+            { type: 'remember', params: ({ event }) => ({ id: event.id }) },
+            { type: 'tell', params: ({ event }) => ({ notice: { type: 'REPLY.EVENT', event: event.event } }) },
           ],
         },
         'STREAM.FAILED': { target: 'waiting', actions: 'countFailure' },

@@ -1,5 +1,6 @@
 import {
   assign,
+  emit,
   fromCallback,
   fromPromise,
   sendTo,
@@ -11,7 +12,7 @@ import {
 } from 'xstate';
 import { genericMessages, problemOf, type Problem } from '../domain/errors';
 import { finishesNow, orderJobs, placeJob } from '../domain/job-list';
-import { isActiveJobState, type Job, type JobEvent, type JobKind, type JobList } from '../domain/jobs';
+import { isActiveJobState, type Job, type JobEvent, type JobKind, type JobList, type ReplyEvent } from '../domain/jobs';
 import { jobStreamMachine, type JobStreamNotice } from './job-stream';
 
 /** A job's Cancel: waiting for the server, or refused (the problem shown under the job). */
@@ -51,6 +52,12 @@ export type QueueEvent =
   | { type: 'SCREEN.LEAVE'; kind: JobKind }
   | { type: 'TAB.HIDDEN' }
   | { type: 'TAB.VISIBLE' };
+
+/**
+ * What the queue passes on to whoever listens (`queue.on(...)`): the chat's reply events, read
+ * from the one event stream the queue holds (issue #28 item 5), so no feature opens a second.
+ */
+export type QueueEmitted = { type: 'REPLY.EVENT'; event: ReplyEvent };
 
 /** The prefix the page title gets while the tab is hidden and jobs finished meanwhile. */
 export function titleMark(unseen: QueueContext['unseen']): string {
@@ -98,7 +105,8 @@ const cancelFailed = [
  * - `list`: GET /api/jobs, read again whenever the stream (re)connects or tells of a job
  *   (positions and estimates of the others move), each event's job shown at once;
  * - the job events' stream, invoked as its own chart (job-stream.ts), and each event's
- *   balance told to the session;
+ *   balance told to the session; a chat reply's event is passed on to listeners (the chat,
+ *   through `queue.on('REPLY.EVENT')`) and the balance its end states told to the session;
  * - Cancel per job, each with its own pending and failure;
  * - `panel`: the header's dialog; a job finishing while its own screen is not showing and
  *   the dialog is closed is a notification (with a link to the image);
@@ -110,6 +118,7 @@ export const queueMachine = setup({
     context: {} as QueueContext,
     events: {} as QueueEvent,
     input: {} as QueueInput,
+    emitted: {} as QueueEmitted,
   },
   // Stryker restore all
   actors: {
@@ -142,6 +151,8 @@ export const queueMachine = setup({
       ({ context }) => context.session,
       (_, params: { balance: number }) => ({ type: 'BALANCE.CHANGED', balance: params.balance }),
     ),
+    /** A chat reply's event goes to whoever listens (the chat screen). */
+    passReply: emit((_, params: { event: ReplyEvent }) => ({ type: 'REPLY.EVENT' as const, event: params.event })),
     setCancel: assign(({ context }, params: { id: number; cancel: CancelState | null }) => {
       const { [params.id]: _previous, ...others } = context.cancels;
       return { cancels: params.cancel === null ? others : { ...others, [params.id]: params.cancel } };
@@ -178,6 +189,8 @@ export const queueMachine = setup({
       return job !== undefined && isActiveJobState(job.state) && context.cancels[params.id]?.status !== 'pending';
     },
     sawUnseen: ({ context }) => context.unseen.completed + context.unseen.failed > 0,
+    /** A reply's end states the balance after its bill. */
+    statesBalance: (_, params: { event: ReplyEvent }) => params.event.balance !== undefined,
   },
 }).createMachine({
   id: 'queue',
@@ -193,6 +206,17 @@ export const queueMachine = setup({
   }),
   invoke: [{ src: 'jobStream', id: 'stream', input: ({ self }) => ({ listener: self }) }, { src: 'watchVisibility' }],
   on: {
+    // Issue #28 item 5: the header follows a reply's bill whichever tab or screen shows it.
+    'REPLY.EVENT': [
+      {
+        guard: { type: 'statesBalance', params: ({ event }) => ({ event: event.event }) },
+        actions: [
+          { type: 'passReply', params: ({ event }) => ({ event: event.event }) },
+          { type: 'tellBalance', params: ({ event }) => ({ balance: event.event.balance ?? 0 }) },
+        ],
+      },
+      { actions: { type: 'passReply', params: ({ event }) => ({ event: event.event }) } },
+    ],
     'SCREEN.ENTER': { actions: { type: 'setScreen', params: ({ event }) => ({ kind: event.kind }) } },
     'SCREEN.LEAVE': { actions: { type: 'leaveScreen', params: ({ event }) => ({ kind: event.kind }) } },
   },

@@ -36,6 +36,8 @@ const MODEL_KEY = 'chatModel';
 const CREATE = '/llm/conversations';
 const ONE = /^\/llm\/conversations\/\d+$/;
 const STREAM = /^\/llm\/conversations\/\d+\/stream$/;
+/** Issue #28 item 5: Stop asks the server to end the reply, wherever it is written. */
+const STOP_PATH = /^\/llm\/conversations\/\d+\/stop$/;
 const START_BALANCE = 50;
 /** What GET /auth/me says after a stopped reply: the server billed what was produced. */
 const BALANCE_AFTER_STOP = 45;
@@ -88,7 +90,14 @@ const CHUNK = 'Monads wrap values.';
 const COMPLETE = { isComplete: true, tokensUsed: 12, balanceAfter: 47 };
 
 type Reason =
-  'createConversation' | 'createOrLoadConversation' | 'sendMessage' | 'fallback' | 'insufficient' | 'unavailable';
+  | 'createConversation'
+  | 'createOrLoadConversation'
+  | 'sendMessage'
+  | 'fallback'
+  | 'insufficient'
+  | 'unavailable'
+  | 'stopReply'
+  | 'network';
 /** Issue #25 items 6, 7: a reply that is a refusal, was cut at the length limit, or was stopped by the filter. */
 type Ending = 'refusal' | 'length' | 'content_filter';
 /** How a reply fails on the wire, and the balance it states. */
@@ -97,14 +106,17 @@ const FAILURES = {
   nomessage: { reason: 'fallback', balance: 49 },
   // SPEC 8: a stream HTTP error shows the server's message.
   refused: { reason: 'insufficient', balance: 1 },
-  // The connection breaks while the reply arrives.
+  // The connection breaks before the first words (after them, chat-reply follows the reply:
+  // tests/ui/chat-reply.model.test.tsx).
   broken: { reason: 'sendMessage', balance: null },
+  // The body ends without [DONE], before the first words.
+  cut: { reason: 'fallback', balance: null },
   // Issue #25 item 9: the provider's account is empty; the server says only that chat is unavailable.
   unavailable: { reason: 'unavailable', balance: 48 },
 } as const satisfies Record<string, { reason: Reason; balance: number | null }>;
 type Failure = keyof typeof FAILURES;
 
-type Src = 'createConversation' | 'settleDelay';
+type Src = 'createConversation' | 'stopReply';
 /** The answers to an actor of the state, marked with the actor's source (the rows tell them apart). */
 const answered = (
   snapshot: AnyMachineSnapshot,
@@ -137,7 +149,12 @@ const TEXT = {
       fallback: 'Something went wrong :(',
       insufficient: 'Insufficient tokens. Need 3 tokens but only have 1',
       unavailable: 'Chat is unavailable right now. Please try again later.',
+      stopReply: 'Failed to stop the reply',
+      network: 'Network error occurred',
     } as Record<Reason, string>,
+    stop: 'Stop',
+    stopping: 'Stopping…',
+    stopFailed: 'Failed to stop the reply',
     // Issue #25: said under the reply.
     endings: {
       refusal: 'The model declined to answer this request.',
@@ -165,7 +182,12 @@ const TEXT = {
       fallback: 'Что-то пошло не так :(',
       insufficient: 'Недостаточно токенов: нужно 3 токена, а у вас только 1',
       unavailable: 'Чат сейчас недоступен. Попробуйте позже.',
+      stopReply: 'Не удалось остановить ответ',
+      network: 'Ошибка сети',
     } as Record<Reason, string>,
+    stop: 'Остановить',
+    stopping: 'Останавливаем…',
+    stopFailed: 'Не удалось остановить ответ',
     endings: {
       refusal: 'Модель отказалась отвечать на этот запрос.',
       length: 'Ответ обрезан: достигнут предел длины ответа.',
@@ -197,8 +219,12 @@ interface Shown {
 }
 
 /** What the user has done and the server said, as SPEC says it counts: the oracle the rows read. */
+type Phase = 'idle' | 'creating' | 'waiting' | 'streaming' | 'stopping' | 'stopAsked' | 'stopFailed';
+/** The phases in which a reply arrives (Stop in place of Send). */
+const STREAMING: readonly Phase[] = ['streaming', 'stopping', 'stopAsked', 'stopFailed'];
+
 interface Facts {
-  phase: 'idle' | 'creating' | 'waiting' | 'streaming' | 'stopping';
+  phase: Phase;
   /** The conversation made for the first message, once the server made it. */
   conversation: number | null;
   /** It could not be opened: the page says "conversation not found". */
@@ -214,6 +240,9 @@ interface Facts {
   toasts: Reason[];
   /** Chunks arrived in the current reply. */
   chunks: number;
+  /** Stop gestures the server was asked for (POST .../stop), and why the last one failed. */
+  stops: number;
+  stopFailure: Reason | null;
 }
 
 function factsOf(events: readonly AnyEventObject[]): Facts {
@@ -229,6 +258,8 @@ function factsOf(events: readonly AnyEventObject[]): Facts {
     toast: null,
     toasts: [],
     chunks: 0,
+    stops: 0,
+    stopFailure: null,
   };
   let sends = 0;
   const fail = (reason: Reason) => {
@@ -241,6 +272,7 @@ function factsOf(events: readonly AnyEventObject[]): Facts {
     if (f.draft.trim() === '') f.draft = text;
     f.pending = null;
     f.phase = 'idle';
+    f.stopFailure = null;
     f.toast = reason;
     f.toasts.push(reason);
   };
@@ -288,6 +320,7 @@ function factsOf(events: readonly AnyEventObject[]): Facts {
         f.pending = null;
         f.balance = COMPLETE.balanceAfter;
         f.phase = 'idle';
+        f.stopFailure = null;
         break;
       }
       case 'STREAM.ERROR': {
@@ -296,14 +329,29 @@ function factsOf(events: readonly AnyEventObject[]): Facts {
         if (failure.balance !== null) f.balance = failure.balance;
         break;
       }
+      case 'STREAM.LOST':
+        // Sampled here only before the first words: the server stopped the reply.
+        fail(FAILURES[(event as unknown as { via: Failure }).via].reason);
+        break;
       case 'STOP':
-        // The partial reply stays (the server keeps it and bills what was produced).
+        // Issue #28 item 5: the server is asked to end the reply; once asked, not again.
+        if (f.phase === 'streaming' || f.phase === 'stopFailed') {
+          f.phase = 'stopping';
+          f.stops += 1;
+          f.stopFailure = null;
+        }
+        break;
+      case 'STREAM.ENDED':
+        // Stopped: the partial reply stays (the server stored it and billed what was produced,
+        // which GET /auth/me then says).
         f.messages.push({ role: 'user', text: f.pending!.text, send: null });
         if (f.pending!.content !== '') {
           f.messages.push({ role: 'assistant', text: f.pending!.content, send: f.pending!.send });
         }
         f.pending = null;
-        f.phase = 'stopping';
+        f.phase = 'idle';
+        f.stopFailure = null;
+        f.balance = BALANCE_AFTER_STOP;
         break;
       default:
         if (srcOf(event) === 'createConversation') {
@@ -316,9 +364,15 @@ function factsOf(events: readonly AnyEventObject[]): Facts {
           } else {
             fail('createConversation');
           }
-        } else if (srcOf(event) === 'settleDelay') {
-          f.phase = 'idle';
-          f.balance = BALANCE_AFTER_STOP;
+        } else if (srcOf(event) === 'stopReply') {
+          if (event.type.startsWith('xstate.done.')) f.phase = 'stopAsked';
+          else {
+            const reason: Reason = replyOf<Reply | null>(event) === null ? 'network' : 'stopReply';
+            f.phase = 'stopFailed';
+            f.stopFailure = reason;
+            f.toast = reason;
+            f.toasts.push(reason);
+          }
         }
     }
   }
@@ -383,9 +437,13 @@ function inputShows(f: Facts, lang: Language, enabled: boolean) {
   expect(input().style.maxHeight).toBe('120px');
   if (f.draft === '') expect(input().style.height).toBe('');
   expect(document.getElementById('chat-hints')?.textContent).toBe(TEXT[lang].hints);
-  if (f.phase === 'streaming') {
+  if (STREAMING.includes(f.phase)) {
     expect(screen.queryByTestId('chat-send')).toBeNull();
-    expect(screen.getByTestId('chat-stop')).toBeTruthy();
+    // Issue #28 item 5: once Stop was asked for it waits for the reply's end, and is not asked twice.
+    const stop = screen.getByTestId<HTMLButtonElement>('chat-stop');
+    const asked = f.phase === 'stopping' || f.phase === 'stopAsked';
+    expect(stop.disabled).toBe(asked);
+    expect(stop.textContent?.trim()).toBe(asked ? TEXT[lang].stopping : TEXT[lang].stop);
   } else {
     // Send is enabled only with trimmed non-empty text and the input not disabled.
     expect(screen.getByTestId<HTMLButtonElement>('chat-send').disabled).toBe(!(enabled && f.draft.trim() !== ''));
@@ -402,6 +460,30 @@ function addressShows(ui: ChatUi, f: Facts) {
 function sending(lang: Language, shown: boolean) {
   const dots = screen.queryByTestId('ai-sending');
   expect(dots?.textContent ?? null).toBe(shown ? TEXT[lang].sending : null);
+}
+
+/** A reply on its way (SPEC 2/4/7): in the assistant message with a cursor, "AI sending...", the input disabled. */
+function replyStreams(ui: ChatUi, f: Facts, lang: Language) {
+  addressShows(ui, f);
+  messagesShow(ui, f, lang);
+  inputShows(f, lang, false);
+  sending(lang, true);
+  const cursor = screen.queryByTestId('cursor');
+  if (f.pending!.content !== '') {
+    expect(bubbles().at(-1)!.el.contains(cursor)).toBe(true);
+    // SPEC 2: scrolled smoothly as streamed text grows.
+    expect(scrolls.at(-1)).toEqual({ behavior: 'smooth', block: 'end' });
+  } else {
+    expect(cursor).toBeNull();
+  }
+  const request = ui.api.sent('POST', STREAM).at(-1)!;
+  expect(request.path).toBe(`/llm/conversations/${f.conversation}/stream`);
+  expect(request.body).toEqual({
+    message: f.pending!.text,
+    model: 'gpt-4o',
+    maxTokens: 2000,
+    contextTokensLimit: 500,
+  });
 }
 
 export const model: ScreenModel<ChatUi> = {
@@ -422,8 +504,17 @@ export const model: ScreenModel<ChatUi> = {
       sentAt: '2026-11-21T10:00:00.000Z',
     };
     if (!idle) {
+      const receiving = snapshot.matches({ streaming: 'receiving' });
       const streaming = snapshot.matches('streaming');
       const empty = (c.pending?.assistant.content ?? '') === '';
+      const lost = (via: 'broken' | 'cut') => ({
+        type: 'STREAM.LOST',
+        via,
+        problem:
+          via === 'broken'
+            ? { code: 'sendMessage', message: 'Failed to send message' }
+            : { code: 'streamErrorFallback', message: 'Something went wrong :(' },
+      });
       return [
         // The input is disabled while a reply is on its way: nothing typed, nothing sent.
         { type: 'DRAFT.CHANGE', text: MESSAGE },
@@ -432,6 +523,23 @@ export const model: ScreenModel<ChatUi> = {
           ? [
               { type: 'STREAM.CHUNK', content: CHUNK },
               { type: 'STREAM.COMPLETE', tokensUsed: COMPLETE.tokensUsed, balanceAfter: COMPLETE.balanceAfter },
+              // Stopped on the server (here or from another tab): [DONE] with no last frame.
+              { type: 'STREAM.ENDED' },
+              {
+                type: 'STREAM.ERROR',
+                via: 'nomessage',
+                problem: { code: 'INTERNAL', message: 'Something went wrong :(' },
+                balanceAfter: FAILURES.nomessage.balance,
+              },
+              // Before the first words a lost connection is a failure; after them the reply goes on.
+              ...(empty ? [lost('broken')] : []),
+              // Stop, and once asked (its button disabled) not again; Retry after a refusal.
+              { type: 'STOP', via: 'button' },
+              ...(snapshot.matches({ streaming: 'stopFailed' }) ? [{ type: 'STOP', via: 'retry' }] : []),
+            ]
+          : []),
+        ...(receiving
+          ? [
               // Issue #25: the text that came is a refusal, or was cut at the length limit; the
               // filter may stop a reply before any text.
               ...(empty ? (['content_filter'] as const) : (['refusal', 'length'] as const)).map((ending) => ({
@@ -441,12 +549,6 @@ export const model: ScreenModel<ChatUi> = {
                 tokensUsed: COMPLETE.tokensUsed,
                 balanceAfter: COMPLETE.balanceAfter,
               })),
-              {
-                type: 'STREAM.ERROR',
-                via: 'nomessage',
-                problem: { code: 'INTERNAL', message: 'Something went wrong :(' },
-                balanceAfter: FAILURES.nomessage.balance,
-              },
               // An HTTP refusal comes before any of the reply; so does an empty provider account.
               ...(empty
                 ? [
@@ -468,14 +570,9 @@ export const model: ScreenModel<ChatUi> = {
                         details: { cost: 3, balance: 1 },
                       },
                     },
+                    lost('cut'),
                   ]
                 : []),
-              {
-                type: 'STREAM.ERROR',
-                via: 'broken',
-                problem: { code: 'sendMessage', message: 'Failed to send message' },
-              },
-              { type: 'STOP' },
             ]
           : []),
         ...(snapshot.matches('waitingForConversation')
@@ -485,7 +582,15 @@ export const model: ScreenModel<ChatUi> = {
         ...answered(snapshot, 'createConversation', { error: errorOfReply(BROKEN) }, BROKEN),
         // The server refuses to create a conversation for a message no balance can pay for.
         ...answered(snapshot, 'createConversation', { error: errorOfReply(REFUSED) }, REFUSED),
-        ...answered(snapshot, 'settleDelay', { output: undefined }, json(null)),
+        // POST .../stop: asked; a proxy's 502; no answer at all (null: the connection breaks).
+        ...answered(
+          snapshot,
+          'stopReply',
+          { output: { stopped: true } },
+          json({ success: true, data: { stopped: true } }),
+        ),
+        ...answered(snapshot, 'stopReply', { error: errorOfReply(BROKEN) }, BROKEN),
+        ...answered(snapshot, 'stopReply', { error: new TypeError('Failed to fetch') }, null as unknown as Reply),
       ];
     }
     return [
@@ -537,7 +642,8 @@ export const model: ScreenModel<ChatUi> = {
       .on('GET', '/llm/conversations', json({ success: true, data: [] }))
       .hold('POST', CREATE)
       .hold('GET', ONE)
-      .hold('POST', STREAM);
+      .hold('POST', STREAM)
+      .hold('POST', STOP_PATH);
     const app = await openApp('/chat', { lang, api });
     await screen.findByTestId('chat-empty', {}, { timeout: 15_000 });
     const ui: ChatUi = Object.assign(app, { writer: null, sends: [], serverBalance: 0, nextMessageId: 30 });
@@ -582,11 +688,26 @@ export const model: ScreenModel<ChatUi> = {
         ui.sends.push([at, hhmm(new Date())]);
         return;
       }
-      case 'STOP':
-        await user.click(screen.getByTestId('chat-stop'));
+      case 'STOP': {
+        if (before.matches({ streaming: 'stopping' }) || before.matches({ streaming: 'stopAsked' })) {
+          return expect(screen.getByTestId<HTMLButtonElement>('chat-stop').disabled).toBe(true);
+        }
+        if ((event as unknown as { via: string }).via === 'retry') return user.click(screen.getByTestId('stop-retry'));
+        return user.click(screen.getByTestId('chat-stop'));
+      }
+      case 'STREAM.ENDED': {
+        // The server stopped the reply, stored and billed it, then wrote [DONE] with no last frame.
+        const w = await writer();
         ui.serverBalance = BALANCE_AFTER_STOP;
-        finish();
-        return;
+        w.done();
+        return finish();
+      }
+      case 'STREAM.LOST': {
+        const w = await writer();
+        if ((event as unknown as { via: Failure }).via === 'broken') w.fail();
+        else w.end();
+        return finish();
+      }
       case 'STREAM.CHUNK': {
         const fresh = ui.writer === null;
         const w = await writer();
@@ -611,8 +732,7 @@ export const model: ScreenModel<ChatUi> = {
           return finish();
         }
         const w = await writer();
-        if (via === 'broken') w.fail();
-        else if (via === 'unavailable') {
+        if (via === 'unavailable') {
           // The server's frame for 429 insufficient_quota (tests/server/chat/stream.test.ts).
           w.data({
             error: 'unavailable',
@@ -637,8 +757,11 @@ export const model: ScreenModel<ChatUi> = {
       default:
         if (srcOf(event) === 'createConversation') {
           await api.answer('POST', CREATE, replyOf<Reply>(event));
+        } else if (srcOf(event) === 'stopReply') {
+          const reply = replyOf<Reply | null>(event);
+          if (reply === null) await api.breakConnection('POST', STOP_PATH);
+          else await api.answer('POST', STOP_PATH, reply);
         }
-      // settleDelay: the screen waits by itself, then asks the server for the balance.
     }
   },
   always: {
@@ -647,6 +770,11 @@ export const model: ScreenModel<ChatUi> = {
       const f = factsOf(reached.events);
       expect(screen.getByTestId('token-balance').textContent).toBe(TEXT[reached.lang].header(f.balance));
       expect(ui.api.strays()).toEqual([]);
+      // Issue #28 item 5: each Stop taken is one POST /llm/conversations/{id}/stop, for the conversation.
+      const stops = ui.api.sent('POST', STOP_PATH);
+      expect(stops.map((r) => r.path)).toEqual(
+        Array.from({ length: f.stops }, () => `/llm/conversations/${f.conversation}/stop`),
+      );
       const said = f.toasts.map((r) => TEXT[reached.lang].reasons[r]);
       for (const shown of toastTexts()) expect(said).toContain(shown);
       if (f.toast) expect(toastTexts()).toContain(TEXT[reached.lang].reasons[f.toast]);
@@ -688,45 +816,58 @@ export const model: ScreenModel<ChatUi> = {
       },
     ],
     [
+      { streaming: 'stopping' },
+      {
+        says: 'Issue #28 item 5: Stop asks the server to end the reply (POST .../stop); the reply goes on arriving meanwhile, Stop is not offered twice',
+        check: (ui: ChatUi, reached: Reached) => {
+          const f = factsOf(reached.events);
+          expect(f.phase).toBe('stopping');
+          replyStreams(ui, f, reached.lang);
+          expect(ui.api.isHeld('POST', STOP_PATH)).toBe(true);
+          expect(screen.queryByTestId('stop-failed')).toBeNull();
+        },
+      },
+    ],
+    [
+      { streaming: 'stopAsked' },
+      {
+        says: 'Issue #28 item 5: the server took the Stop; its last words and the end are on their way',
+        check: (ui: ChatUi, reached: Reached) => {
+          const f = factsOf(reached.events);
+          expect(f.phase).toBe('stopAsked');
+          replyStreams(ui, f, reached.lang);
+          expect(ui.api.isHeld('POST', STOP_PATH)).toBe(false);
+          expect(screen.queryByTestId('stop-failed')).toBeNull();
+        },
+      },
+    ],
+    [
+      { streaming: 'stopFailed' },
+      {
+        says: 'Issue #28 item 5 and SPEC 8: Stop failed: said (the server’s reason, else "failed to stop the reply"), with Retry; the reply goes on',
+        check: (ui: ChatUi, reached: Reached) => {
+          const f = factsOf(reached.events);
+          const text = TEXT[reached.lang];
+          expect(f.phase).toBe('stopFailed');
+          replyStreams(ui, f, reached.lang);
+          const alert = screen.getByTestId('stop-failed');
+          expect(alert.getAttribute('role')).toBe('alert');
+          expect(within(alert).getByTestId('stop-failed-reason').textContent).toBe(
+            f.stopFailure === 'stopReply' ? text.stopFailed : `${text.stopFailed}: ${text.reasons[f.stopFailure!]}`,
+          );
+          expect(within(alert).getByTestId('stop-retry').textContent?.trim()).toBe(text.retry);
+        },
+      },
+    ],
+    [
       'streaming',
       {
         says: 'SPEC 2/4/7: the reply streams into the assistant message with a cursor; "AI sending..."; the input disabled; the request carries message, model, maxTokens 2000 and the context limit',
         check: (ui: ChatUi, reached: Reached) => {
           const f = factsOf(reached.events);
-          addressShows(ui, f);
-          messagesShow(ui, f, reached.lang);
-          inputShows(f, reached.lang, false);
-          sending(reached.lang, true);
-          const cursor = screen.queryByTestId('cursor');
-          if (f.pending!.content !== '') {
-            expect(bubbles().at(-1)!.el.contains(cursor)).toBe(true);
-            // SPEC 2: scrolled smoothly as streamed text grows.
-            expect(scrolls.at(-1)).toEqual({ behavior: 'smooth', block: 'end' });
-          } else {
-            expect(cursor).toBeNull();
-          }
-          const request = ui.api.sent('POST', STREAM).at(-1)!;
-          expect(request.path).toBe(`/llm/conversations/${f.conversation}/stream`);
-          expect(request.body).toEqual({
-            message: f.pending!.text,
-            model: 'gpt-4o',
-            maxTokens: 2000,
-            contextTokensLimit: 500,
-          });
-        },
-      },
-    ],
-    [
-      'stopping',
-      {
-        says: 'Stop: the partial reply stays as a message (with its model and time); nothing streams any more',
-        check: (ui: ChatUi, reached: Reached) => {
-          const f = factsOf(reached.events);
-          addressShows(ui, f);
-          messagesShow(ui, f, reached.lang);
-          sending(reached.lang, false);
-          expect(screen.queryByTestId('chat-stop')).toBeNull();
-          expect(screen.queryByTestId('cursor')).toBeNull();
+          expect(f.phase).toBe('streaming');
+          replyStreams(ui, f, reached.lang);
+          expect(screen.queryByTestId('stop-failed')).toBeNull();
         },
       },
     ],

@@ -3,6 +3,7 @@ import { expect, vi } from 'vitest';
 import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';
 import { ApiError } from '../../src/api/client';
 import { conversationRoutingMachine, type ConversationRoutingContext } from '../../src/machines/conversation-routing';
+import type { Conversation, Message } from '../../src/domain/conversation';
 import type { Language } from '../../src/i18n';
 import { openApp, type OpenApp } from './support/app';
 import { apiError, FakeApi, json, type Reply } from './support/fake-api';
@@ -671,8 +672,8 @@ describeInvariants('conversation routing', model, [
 ]);
 
 /**
- * What chat-send tells this chart (a conversation created for a first message, an exchange
- * finished). The screen walk of chat-send makes them happen; here every reachable state
+ * What chat-send and chat-reply tell this chart (a conversation created for a first message,
+ * an exchange finished, a conversation read again). The screen walk of chat-send makes them happen; here every reachable state
  * meets them, on the pure graph.
  */
 const CREATED = { id: 9, title: 'New Chat', isDeleted: false, createdAt: noon(0), updatedAt: noon(0), messages: [] };
@@ -690,6 +691,11 @@ const withChatSend = {
               { id: -1, role: 'user', content: 'Hello', model: null, tokensUsed: null, createdAt: noon(0) },
               { id: 31, role: 'assistant', content: 'Hi', model: 'gpt-4o', tokensUsed: 12, createdAt: noon(0) },
             ],
+          },
+          // chat-reply (issue #28): the open conversation read again while a reply is written elsewhere.
+          {
+            type: 'CONVERSATION.UPDATED',
+            conversation: { ...CREATED, id: ctx(snapshot).targetId ?? 5, title: 'Read again' },
           },
         ]
       : []),
@@ -720,8 +726,21 @@ describeInvariants('conversation routing, told by chat send', withChatSend, [
       if (!open || open.id !== (event as { conversationId?: number }).conversationId) {
         return ctx(after).current === open;
       }
-      const messages = ctx(after).current?.messages ?? [];
-      return messages.length === open.messages.length + 2 && messages.at(-2)?.role === 'user';
+      // A message already shown (the same stored id, read again with the conversation) is not shown twice.
+      const shown = new Set(open.messages.map((m) => m.id));
+      const added = ((event as { messages?: Message[] }).messages ?? []).filter((m) => !shown.has(m.id));
+      return JSON.stringify(ctx(after).current?.messages) === JSON.stringify([...open.messages, ...added]);
+    },
+  },
+  {
+    name: 'a conversation read again (a reply written elsewhere, issue #28) replaces only the open one',
+    step: (before, event, after) => {
+      if (event.type !== 'CONVERSATION.UPDATED') return true;
+      const read = (event as unknown as { conversation: Conversation }).conversation;
+      const open = ctx(before).current;
+      return (
+        ctx(after).current === (open?.id === read.id ? read : open) && ctx(after).targetId === ctx(before).targetId
+      );
     },
   },
 ]);

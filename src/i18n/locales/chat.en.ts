@@ -53,6 +53,7 @@ export const chatEn: typeof chatRu = {
     placeholder: 'Type a message…',
     send: 'Send',
     stop: 'Stop',
+    stopping: 'Stopping…',
     enterToSend: 'Enter to send',
     shiftEnter: 'Shift+Enter for a new line',
     model: 'Model',
@@ -97,6 +98,11 @@ export const chatEn: typeof chatRu = {
     CHAT_NETWORK: 'Could not reach the language model service. Please try again later.',
     CHAT_STREAM: 'The language model service failed while answering.',
     CHAT_UNAVAILABLE: 'Chat is unavailable right now. Please try again later.',
+    stopReply: 'Failed to stop the reply',
+  },
+  stop: {
+    failed: 'Failed to stop the reply',
+    retry: 'Retry',
   },
   ending: {
     refusal: 'The model declined to answer this request.',

@@ -50,6 +50,7 @@ export const chatRu = {
     placeholder: 'Напишите сообщение…',
     send: 'Отправить',
     stop: 'Остановить',
+    stopping: 'Останавливаем…',
     enterToSend: 'Enter — отправить',
     shiftEnter: 'Shift+Enter — новая строка',
     model: 'Модель',
@@ -93,6 +94,12 @@ export const chatRu = {
     CHAT_NETWORK: 'Не удалось связаться с сервисом языковой модели. Попробуйте позже.',
     CHAT_STREAM: 'Сервис языковой модели прервал ответ.',
     CHAT_UNAVAILABLE: 'Чат сейчас недоступен. Попробуйте позже.',
+    stopReply: 'Не удалось остановить ответ',
+  },
+  /** Stop of a reply in progress, from any tab (issue #28 item 5). */
+  stop: {
+    failed: 'Не удалось остановить ответ',
+    retry: 'Повторить',
   },
   /** Said under a reply that is not an ordinary complete answer (issue #25, items 6 and 7). */
   ending: {

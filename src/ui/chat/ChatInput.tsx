@@ -12,6 +12,8 @@ export function ChatInput({
   draft,
   disabled,
   streaming,
+  stopping = false,
+  stopFailure = null,
   modelName,
   modelsFailure = null,
   lowBalance = false,
@@ -24,7 +26,12 @@ export function ChatInput({
 }: {
   draft: string;
   disabled: boolean;
+  /** A reply is being written (here or elsewhere): Stop takes Send's place. */
   streaming: boolean;
+  /** Stop was asked for: the reply's end is on its way. */
+  stopping?: boolean;
+  /** Stop failed: said above the input, with Retry (Stop again). */
+  stopFailure?: Problem | null;
   modelName: string | undefined;
   /** The model list failed to load: said in the config bar, with Retry. */
   modelsFailure?: Problem | null;
@@ -56,6 +63,28 @@ export function ChatInput({
   const canSend = !disabled && !lowBalance && draft.trim() !== '';
   return (
     <div className="border-t border-slate-200 bg-white p-3">
+      {stopFailure && (
+        <p
+          role="alert"
+          className="mb-2 flex flex-wrap items-center gap-2 text-sm text-red-700"
+          data-testid="stop-failed"
+        >
+          <AlertCircle className="h-4 w-4 shrink-0" aria-hidden />
+          <span data-testid="stop-failed-reason">
+            {stopFailure.code === 'stopReply'
+              ? errorText(stopFailure, 'chat')
+              : `${t('chat:stop.failed')}: ${errorText(stopFailure, 'chat')}`}
+          </span>
+          <button
+            type="button"
+            onClick={onStop}
+            data-testid="stop-retry"
+            className="flex items-center gap-1 rounded border border-red-200 px-2 py-0.5 font-medium hover:bg-red-50"
+          >
+            <RotateCw className="h-3 w-3" aria-hidden /> {t('chat:stop.retry')}
+          </button>
+        </p>
+      )}
       <div className="mb-2 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-600" data-testid="config-bar">
         {modelsFailure ? (
           <span role="alert" className="flex items-center gap-1 text-red-700" data-testid="models-failed">
@@ -114,10 +143,11 @@ export function ChatInput({
           <button
             type="button"
             onClick={onStop}
+            disabled={stopping}
             data-testid="chat-stop"
-            className="flex items-center gap-1 rounded-xl bg-slate-800 px-3 py-2 text-white hover:bg-slate-700"
+            className="flex items-center gap-1 rounded-xl bg-slate-800 px-3 py-2 text-white hover:bg-slate-700 disabled:cursor-wait disabled:opacity-60"
           >
-            <Square className="h-4 w-4" /> {t('chat:input.stop')}
+            <Square className="h-4 w-4" aria-hidden /> {stopping ? t('chat:input.stopping') : t('chat:input.stop')}
           </button>
         ) : (
           <button

@@ -4,6 +4,7 @@ import { Dialog } from 'radix-ui';
 import { ArrowLeft, CloudOff, MessageSquarePlus, PanelLeft, RotateCcw, SearchX } from 'lucide-react';
 import { useEffect, useMemo, type ReactNode } from 'react';
 import {
+  liveChatReplyMachine,
   liveChatSendMachine,
   liveChatSettingsMachine,
   liveConversationRoutingMachine,
@@ -14,7 +15,9 @@ import { errorText } from '../../api/error-text';
 import { cannotPayAnyReply } from '../../domain/chat';
 import type { Message } from '../../domain/conversation';
 import { i18next } from '../../i18n';
+import { FOLLOWED_REPLY_ID } from '../../machines/chat-reply';
 import { useAppActors, useLiveActor } from '../app-context';
+import { useQueue } from '../queue/queue-context';
 import { Spinner } from '../common/Spinner';
 import { ChatInput } from './ChatInput';
 import { MessageList } from './MessageList';
@@ -99,6 +102,19 @@ export function ChatScreen() {
     [settings, toasts, navigate],
   );
   const routing = useActorRef(routingLogic);
+  // The one event stream is the queue's (issue #28): the reply written elsewhere is heard through it.
+  const queue = useQueue();
+  const replyLogic = useMemo(
+    () =>
+      liveChatReplyMachine.provide({
+        actions: {
+          notifyError: (_, p) =>
+            toasts.send({ type: 'TOAST.SHOW', kind: 'error', message: errorText(p.problem, 'chat') }),
+        },
+      }),
+    [toasts],
+  );
+  const reply = useActorRef(replyLogic, { input: { session, routing, replies: queue } });
   const sendLogic = useMemo(
     () =>
       liveChatSendMachine.provide({
@@ -111,10 +127,11 @@ export function ChatScreen() {
   );
   // What was being typed when the session ended comes back after the sign-in (issue #26).
   const chatSend = useActorRef(sendLogic, {
-    input: { session, routing, draft: storedDraft('chat', session) },
+    input: { session, routing, replies: reply, draft: storedDraft('chat', session) },
   });
   useLiveActor('conversation-routing', routing);
   useLiveActor('chat-send', chatSend);
+  useLiveActor('chat-reply', reply);
   useLiveActor('chat-settings', settings);
 
   useEffect(() => {
@@ -123,6 +140,7 @@ export function ChatScreen() {
 
   const route = useSelector(routing, (s) => s);
   const send = useSelector(chatSend, (s) => s);
+  const followed = useSelector(reply, (s) => s);
   const conf = useSelector(settings, (s) => s);
   const balance = useSelector(session, (s) => s.context.user?.tokensAmount ?? 0);
 
@@ -139,11 +157,38 @@ export function ChatScreen() {
   const streaming = send.matches('streaming');
   const loadingConversation = route.matches('initialising') || route.matches({ ready: { conversation: 'loading' } });
   const openId = route.context.targetId;
+  // A reply written elsewhere (a reload, another tab, a lost connection), shown as it grows.
+  const follow = followed.matches('following') ? followed.context.follow : null;
+  const following = follow !== null && follow.conversationId === openId;
 
   const pendingMessages: Message[] = pending
     ? [pending.user, ...(pending.assistant.content !== '' ? [pending.assistant] : [])]
     : [];
-  const messages = [...(current?.id === openId ? (current?.messages ?? []) : []), ...pendingMessages];
+  const followedMessages: Message[] =
+    following && follow.content !== ''
+      ? [
+          {
+            id: FOLLOWED_REPLY_ID,
+            role: 'assistant',
+            content: follow.content,
+            model: follow.model,
+            tokensUsed: null,
+            createdAt: follow.startedAt,
+          },
+        ]
+      : [];
+  const messages = [
+    ...(current?.id === openId ? (current?.messages ?? []) : []),
+    ...pendingMessages,
+    ...followedMessages,
+  ];
+  // Stop, for this tab's reply or the one followed: asked, or refused (with Retry).
+  const stopping =
+    send.matches({ streaming: 'stopping' }) ||
+    send.matches({ streaming: 'stopAsked' }) ||
+    (following && (followed.matches({ following: 'stopping' }) || followed.matches({ following: 'stopAsked' })));
+  let stopFailure = send.matches({ streaming: 'stopFailed' }) ? send.context.stopProblem : null;
+  if (following && followed.matches({ following: 'stopFailed' })) stopFailure = followed.context.problem;
   // A message that failed belongs to where it was sent: the open conversation, or /chat.
   const shownId = route.matches({ ready: { conversation: 'loaded' } }) ? (current?.id ?? null) : null;
   const failed = send.context.failed?.conversationId === shownId ? send.context.failed : null;
@@ -151,7 +196,7 @@ export function ChatScreen() {
     model: conf.context.model,
     contextTokensLimit: conf.context.contextTokensLimit,
     conversationId: route.matches({ ready: { conversation: 'loaded' } }) ? (current?.id ?? null) : null,
-    disabled: busy || loadingConversation,
+    disabled: busy || loadingConversation || following,
     balance,
     sentAt: new Date().toISOString(),
   });
@@ -166,8 +211,10 @@ export function ChatScreen() {
   const input = (
     <ChatInput
       draft={send.context.draft}
-      disabled={busy || loadingConversation}
-      streaming={streaming}
+      disabled={busy || loadingConversation || following}
+      streaming={streaming || following}
+      stopping={stopping}
+      stopFailure={stopFailure}
       modelName={modelName(conf.context.model)}
       modelsFailure={modelsFailure}
       lowBalance={cannotPayAnyReply(balance)}
@@ -175,7 +222,7 @@ export function ChatScreen() {
       onDraft={(text) => chatSend.send({ type: 'DRAFT.CHANGE', text })}
       onSend={() => chatSend.send({ type: 'SEND', ...sendFields() })}
       onRetryModels={() => routing.send({ type: 'MODELS.RETRY' })}
-      onStop={() => chatSend.send({ type: 'STOP' })}
+      onStop={() => (following ? reply.send({ type: 'STOP' }) : chatSend.send({ type: 'STOP' }))}
       onSettings={() => settings.send({ type: 'SETTINGS.OPEN' })}
     />
   );
@@ -241,8 +288,8 @@ export function ChatScreen() {
       <>
         <MessageList
           messages={messages}
-          streamingId={streaming ? (pending?.assistant.id ?? null) : null}
-          sending={busy && !send.matches('stopping')}
+          streamingId={streaming ? (pending?.assistant.id ?? null) : following ? FOLLOWED_REPLY_ID : null}
+          sending={busy || following}
           modelName={modelName}
           failed={failed}
           onRetry={() => chatSend.send({ type: 'RETRY', ...sendFields() })}
