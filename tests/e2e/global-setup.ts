@@ -66,5 +66,5 @@ export default async function setup(project: TestProject) {
   buildBrowserApp();
   const app = await startApp();
   project.provide('baseUrl', app.baseUrl);
-  return app.stop;
+  return () => app.stop();
 }
