@@ -28,8 +28,8 @@ export const MODEL_STORAGE_KEY = 'chatModel';
 export const fetchModels = (): Promise<ModelList> => request((w) => w.get('/llm/models').json(), modelListSchema);
 export const fetchConversations = (): Promise<ConversationSummary[]> =>
   request((w) => w.get('/llm/conversations').json(), conversationListSchema);
-export const fetchConversation = (id: number): Promise<Conversation> =>
-  request((w) => w.get(`/llm/conversations/${id}`).json(), conversationSchema);
+export const fetchConversation = (id: number, signal?: AbortSignal): Promise<Conversation> =>
+  request((w) => (signal ? w.options({ signal }) : w).get(`/llm/conversations/${id}`).json(), conversationSchema);
 /**
  * Creates a conversation for a first message. The message, model and limits let the server
  * refuse (402) one that the balance cannot pay any reply for, before anything is stored.
@@ -46,8 +46,24 @@ const stopReplySchema = z.object({ stopped: z.boolean() });
  * POST /llm/conversations/:id/stop (issue #28 item 5): ends the reply in progress in the
  * conversation wherever it is written; `stopped` false when none was in progress.
  */
-export const stopReply = (conversationId: number): Promise<{ stopped: boolean }> =>
-  request((w) => w.post(undefined, `/llm/conversations/${conversationId}/stop`).json(), stopReplySchema);
+export const stopReply = (conversationId: number, signal?: AbortSignal): Promise<{ stopped: boolean }> =>
+  request(
+    (w) => (signal ? w.options({ signal }) : w).post(undefined, `/llm/conversations/${conversationId}/stop`).json(),
+    stopReplySchema,
+  );
+
+/**
+ * A request its actor gave up (the state left, React's development remount) never settles:
+ * its rejection would otherwise reach the actor started again in its place.
+ */
+async function unlessStopped<T>(signal: AbortSignal, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  try {
+    return await call(signal);
+  } catch (error) {
+    if (signal.aborted) return new Promise<never>(() => {});
+    throw error;
+  }
+}
 
 export function storedModel(): string | null {
   try {
@@ -192,8 +208,8 @@ export const liveChatSendMachine = chatSendMachine.provide({
   actors: {
     createConversation: fromPromise<Conversation, CreateConversationInput>(({ input }) => createConversation(input)),
     chatStream: chatStreamActor,
-    stopReply: fromPromise<{ stopped: boolean }, { conversationId: number }>(({ input }) =>
-      stopReply(input.conversationId),
+    stopReply: fromPromise<{ stopped: boolean }, { conversationId: number }>(({ input, signal }) =>
+      unlessStopped(signal, (s) => stopReply(input.conversationId, s)),
     ),
   },
 });
@@ -201,9 +217,11 @@ export const liveChatSendMachine = chatSendMachine.provide({
 /** The reply written elsewhere (a reload, another tab), wired to the API; the screen adds toasts. */
 export const liveChatReplyMachine = chatReplyMachine.provide({
   actors: {
-    loadConversation: fromPromise<Conversation, { id: number }>(({ input }) => fetchConversation(input.id)),
-    stopReply: fromPromise<{ stopped: boolean }, { conversationId: number }>(({ input }) =>
-      stopReply(input.conversationId),
+    loadConversation: fromPromise<Conversation, { id: number }>(({ input, signal }) =>
+      unlessStopped(signal, (s) => fetchConversation(input.id, s)),
+    ),
+    stopReply: fromPromise<{ stopped: boolean }, { conversationId: number }>(({ input, signal }) =>
+      unlessStopped(signal, (s) => stopReply(input.conversationId, s)),
     ),
   },
   actions: {

@@ -38,6 +38,8 @@ export interface FollowedReply {
   model: string;
   content: string;
   startedAt: string;
+  /** Its end was heard (while the conversation was being read): the reading after it has the stored reply. */
+  done: boolean;
 }
 
 /** What this tab itself streams, or streamed last: its events are not a reply from elsewhere. */
@@ -191,6 +193,7 @@ export const chatReplyMachine = setup({
           // The text only grows: an older reading never takes back what an event showed.
           content: same && same.content.length > params.pending.content.length ? same.content : params.pending.content,
           startedAt: params.pending.startedAt,
+          done: false,
         },
       };
     }),
@@ -201,6 +204,7 @@ export const chatReplyMachine = setup({
         model: params.event.model,
         content: params.event.content,
         startedAt: '',
+        done: params.event.done,
       },
     })),
     followLost: assign(
@@ -211,6 +215,7 @@ export const chatReplyMachine = setup({
           model: params.model,
           content: params.content,
           startedAt: params.startedAt,
+          done: false,
         },
         own:
           context.own?.conversationId === params.conversationId
@@ -227,6 +232,7 @@ export const chatReplyMachine = setup({
               params.event.content.length >= context.follow.content.length
                 ? params.event.content
                 : context.follow.content,
+            done: params.event.done,
           }
         : null,
     })),
@@ -439,6 +445,7 @@ export const chatReplyMachine = setup({
             },
           },
           on: {
+            STOP: 'stopping',
             // It ended while being read: read once more, so its message and the other tab's are both shown.
             'REPLY.EVENT': {
               guard: { type: 'followedEnd', params: ({ event }) => ({ event: event.event }) },

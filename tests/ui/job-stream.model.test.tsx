@@ -491,6 +491,51 @@ describe('job stream: resuming after a dropped connection', () => {
   });
 
   it.each(['ru', 'en'] as const)(
+    "[%s] issue #28 item 5: a chat reply's end on the stream brings its balance to the header on any screen, once",
+    async (lang) => {
+      const ui = await model.open(lang);
+      try {
+        const first = await ui.api.stream('GET', EVENTS);
+        first.writer.raw(`id: ${READY_ID}\nevent: ready\ndata: {}\n\n`);
+        const reply = (id: string, content: string, balance?: number) =>
+          `id: ${id}\nevent: reply\ndata: ${JSON.stringify({
+            conversationId: 3,
+            requestId: 9,
+            model: 'gpt-4o',
+            content,
+            done: balance !== undefined,
+            ...(balance === undefined
+              ? {}
+              : {
+                  message: {
+                    id: 77,
+                    role: 'assistant',
+                    content,
+                    model: 'gpt-4o',
+                    tokensUsed: 30,
+                    createdAt: '2026-11-27T10:00:00.000Z',
+                  },
+                  balance,
+                }),
+          })}\n\n`;
+        // Written in another tab: its words say nothing to the header, its end states the bill.
+        first.writer.raw(reply('41', 'Hel'));
+        first.writer.raw(reply('42', 'Hello there.', 37));
+        await waitFor(() => expect(screen.getByTestId('token-balance').textContent).toBe(TEXT[lang].tokens(37)));
+        // A frame seen already (a replay) changes nothing.
+        first.writer.raw(reply('42', 'Hello there.', 12));
+        first.writer.end();
+        await ui.user.click(await within(panel()).findByRole('button', { name: TEXT[lang].reconnect }));
+        const second = await ui.api.stream('GET', EVENTS);
+        expect(second.request.headers.get('Last-Event-ID')).toBe('42');
+        expect(screen.getByTestId('token-balance').textContent).toBe(TEXT[lang].tokens(37));
+      } finally {
+        model.close!(ui);
+      }
+    },
+  );
+
+  it.each(['ru', 'en'] as const)(
     '[%s] issue #28 item 4: the reconnection asks from the last event, the replay shows each event once',
     async (lang) => {
       const ui = await model.open(lang);
