@@ -22,6 +22,22 @@ import {
  * /chat/{id}, the reply streams in over server-sent events, completes with the model's name,
  * the time and the balance, or fails. What is expected comes from SPEC and is written here;
  * the Russian wording is the product's, written out by hand so a change of it is seen.
+ *
+ * | state                  | what is asserted                                                             |
+ * | ---------------------- | ---------------------------------------------------------------------------- |
+ * | creating               | the user's message shown, the input cleared and disabled; POST /llm/         |
+ * |                        | conversations with title, message, model and limits                          |
+ * | waitingForConversation | /chat/{id} opened, the message waiting (no stream asked for yet)             |
+ * | streaming.receiving    | the reply in the assistant message with the cursor, "AI sending...", Stop;   |
+ * |                        | the stream asked with message, model, maxTokens 2000, the context limit      |
+ * | streaming.stopping     | the same, Stop disabled saying "Stopping…"; POST .../stop waiting (#28)      |
+ * | streaming.stopAsked    | the same, Stop disabled; nothing waiting                                     |
+ * | streaming.stopFailed   | the same, Stop offered again; why it failed said with Retry, and notified    |
+ * | idle                   | the empty state or the messages (a finished reply with model and time, a     |
+ * |                        | stopped one with what was produced, a refusal's note); a failure with Retry  |
+ * | always                 | the header's balance as the server last stated it (the stream's last frame,  |
+ * |                        | GET /auth/me after a stopped reply); one POST .../stop per Stop taken;       |
+ * |                        | nothing reaches a server the app does not call; only SPEC 8's notifications  |
  */
 
 vi.setConfig({ testTimeout: 60_000 });
