@@ -132,10 +132,6 @@ export class JobQueue {
     private readonly log: (error: unknown, what: string) => void = () => {},
   ) {
     this.instanceId = options.instanceId ?? randomUUID();
-    // Requests waiting here for a job another instance settled (kept past stop(): they wait on).
-    events.bus.subscribe('jobs', (message) => {
-      if (message.startsWith('done:')) this.release(Number(message.slice('done:'.length)));
-    });
   }
 
   register<T extends PaidJobOutput>(kind: JobKind, handler: JobHandler<T>): void {
@@ -177,8 +173,8 @@ export class JobQueue {
 
   /**
    * Resolves once the job has settled (COMPLETED or FAILED), whichever instance ran it:
-   * the instance that settled it says so on the bus (`done:<id>`, this instance's own
-   * worker at once), and the row is read again every `pollMs` in case a poke was lost.
+   * this instance's worker tells it at once, others through the user's event log, and the
+   * row is read again every `pollMs` in case a poke was lost.
    */
   async wait(userId: number, id: number): Promise<Settled> {
     for (;;) {
@@ -193,11 +189,13 @@ export class JobQueue {
         this.waiters.set(id, waiters);
         const done = () => {
           clearTimeout(timer);
+          stopWatching();
           waiters.delete(done);
           if (waiters.size === 0) this.waiters.delete(id);
           resolve();
         };
         const timer = setTimeout(done, this.options.pollMs);
+        const stopWatching = this.events.watch(userId, done);
         waiters.add(done);
       });
     }
@@ -317,15 +315,9 @@ export class JobQueue {
       do {
         this.pumpAgain = false;
         while (!this.stopping && this.running.size < this.options.perInstance) {
-          const jobs = await repo.claimNext(
-            this.db,
-            this.instanceId,
-            this.options.slots,
-            this.options.perInstance - this.running.size,
-          );
-          if (jobs.length === 0) break;
-          // In the order of submission: each call starts before the next job's.
-          for (const job of jobs) this.execute(job);
+          const job = await repo.claimNext(this.db, this.instanceId, this.options.slots);
+          if (!job) break;
+          this.execute(job);
         }
       } while (this.pumpAgain && !this.stopping);
     };
@@ -415,7 +407,6 @@ export class JobQueue {
         return 'failed';
       }
       this.thumbnails.add(completed.image.id, output.bytes);
-      this.settledHere(job.id);
       await this.announce(job.id);
       return 'completed';
     } catch (error) {
@@ -452,16 +443,10 @@ export class JobQueue {
       return true;
     });
     if (settled) {
-      this.settledHere(job.id);
       await this.announce(job.id);
+      this.release(job.id);
     }
     return settled;
-  }
-
-  /** A job this instance settled: its waiters here look again at once, those elsewhere on the bus. */
-  private settledHere(id: number): void {
-    this.release(id);
-    this.events.bus.publish('jobs', `done:${id}`).catch((error) => this.log(error, 'done poke'));
   }
 
   /** Tells this instance's waiters of the job to look again. */

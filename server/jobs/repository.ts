@@ -87,20 +87,16 @@ export async function openJob(db: Executor, row: NewJobRow, perUserLimit: number
 }
 
 /**
- * Takes up to `limit` of the oldest jobs waiting in line, as many of each lane as its free
- * slots allow, for `instanceId`, in order of submission. Claims are taken one statement at
- * a time across every instance (a transaction-scoped advisory lock), so two instances
- * never both fill a lane's last slot (the count of running jobs is read, not locked); one
- * statement takes a whole batch, so a burst is not claimed a job at a time. `started_at` is
- * the moment of the claim (clock_timestamp), after any wait for the lock.
+ * Takes the oldest job waiting in line whose lane has a free slot, for `instanceId`.
+ * Claims are taken one at a time across every instance (a transaction-scoped advisory
+ * lock), so two instances never both fill a lane's last slot; SKIP LOCKED is not enough
+ * for that, since the count of running jobs is read, not locked.
  */
 export async function claimNext(
   db: { transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> },
   instanceId: string,
   slots: Record<Lane, number>,
-  limit = 1,
-): Promise<JobRow[]> {
-  if (limit <= 0) return [];
+): Promise<JobRow | undefined> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${JOB_CLAIM_LOCK})`);
     const result = (await tx.execute(sql`
@@ -109,27 +105,22 @@ export async function claimNext(
         where status = 'PENDING' and started_at is not null
         group by lane
       ),
-      ranked as (
-        select g.id, g.lane, g.created_at,
-          row_number() over (partition by g.lane order by g.created_at, g.id) as place
-        from ${generationRequests} g
-        where g.status = 'PENDING' and g.started_at is null
-      ),
       next as (
-        select r.id from ranked r
-        where r.place <= (case r.lane when 'portraits' then ${slots.portraits}::int else ${slots.images}::int end)
-          - coalesce((select n from running where running.lane = r.lane), 0)
-        order by r.created_at, r.id
-        limit ${limit}::int
+        select g.id from ${generationRequests} g
+        where g.status = 'PENDING' and g.started_at is null
+          and coalesce((select n from running where running.lane = g.lane), 0) <
+            (case g.lane when 'portraits' then ${slots.portraits}::int else ${slots.images}::int end)
+        order by g.created_at, g.id
+        limit 1
+        for update skip locked
       )
-      update ${generationRequests} set started_at = clock_timestamp(), heartbeat_at = now(),
-        claimed_by = ${instanceId}, updated_at = now()
-      where id in (select id from next) and status = 'PENDING' and started_at is null
+      update ${generationRequests} set started_at = now(), heartbeat_at = now(), claimed_by = ${instanceId},
+        updated_at = now()
+      where id = (select id from next)
       returning *
     `)) as { rows: Array<Record<string, unknown>> };
-    return result.rows
-      .map((row) => rowFromDriver(generationRequests, row))
-      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
+    const row = result.rows[0];
+    return row ? rowFromDriver(generationRequests, row) : undefined;
   });
 }
 
