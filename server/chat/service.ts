@@ -38,6 +38,7 @@ import {
 } from '../providers/chat/types';
 import { modelListOf } from './models';
 import { keepAlive, LIVENESS } from '../jobs/liveness';
+import { Stoppable } from '../jobs/stops';
 import type { EventLog } from '../events/service';
 import { STREAM_EVENTS, type ReplyEvent } from '../../src/domain/jobs';
 import { countTokensCharged, countTokensRefunded } from '../metrics';
@@ -127,7 +128,7 @@ const PROGRESS_EVERY_MS = 250;
 export class ChatService {
   private readonly modelList: ModelList;
   /** Replies this instance streams, by request id, with the means to stop each. */
-  private readonly running = new Map<number, AbortController>();
+  private readonly running: Stoppable<{ controller: AbortController }>;
 
   constructor(
     private readonly db: Db,
@@ -138,9 +139,8 @@ export class ChatService {
   ) {
     this.modelList = modelListOf(models);
     // Stop pressed in a tab served by another instance.
-    events?.bus.subscribe('jobs', (message) => {
-      if (message.startsWith('stop-reply:')) this.running.get(Number(message.slice('stop-reply:'.length)))?.abort();
-    });
+    this.running = new Stoppable(events?.bus, 'stop-reply');
+    events?.bus.subscribe('jobs', (message) => this.running.receive(message));
   }
 
   /**
@@ -154,9 +154,7 @@ export class ChatService {
     }
     const requestId = await repo.requestStop(this.db, userId, conversationId);
     if (requestId === undefined) return false;
-    const local = this.running.get(requestId);
-    if (local) local.abort();
-    else await this.events?.bus.publish('jobs', `stop-reply:${requestId}`).catch(() => undefined);
+    await this.running.stop(requestId).catch(() => undefined);
     return true;
   }
 
@@ -316,7 +314,7 @@ export class ChatService {
     onReplyEnd: () => void | Promise<void> = () => undefined,
   ): Promise<ChatTurnResult> {
     const stop = new AbortController();
-    this.running.set(turn.requestId, stop);
+    this.running.add(turn.requestId, { controller: stop });
     let content = '';
     const onGone = () => {
       if (content === '') stop.abort();
@@ -386,7 +384,7 @@ export class ChatService {
     const stopBeating = keepAlive(
       async () => {
         const beat = await repo.beatRequest(this.db, turn.requestId);
-        if (beat?.stopRequested) this.running.get(turn.requestId)?.abort();
+        if (beat?.stopRequested) await this.running.stop(turn.requestId);
       },
       () => undefined,
     );

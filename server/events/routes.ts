@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { jobEventSchema, STREAM_EVENTS } from '../../src/domain/jobs';
-import { sseComment } from '../../src/domain/sse';
+import { encodeSseEvent, sseComment } from '../../src/domain/sse';
 import type { AuthService } from '../auth/service';
 import { currentUser, requireUser } from '../auth/session';
 import { nonJson } from '../http/schemas';
@@ -13,11 +13,6 @@ export interface EventStreamOptions {
   heartbeatMs: number;
   /** The log is read this often even without a poke (one lost on the bus). */
   pollMs: number;
-}
-
-/** One server-sent event with its id: `id`, `event` and one `data` line of JSON. */
-export function encodeSseEvent(id: number, event: string, data: unknown): string {
-  return `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 /** The id a reconnecting stream last saw: the Last-Event-ID header, or `lastEventId` in the query. */

@@ -20,6 +20,7 @@ import { countGeneration, countPortrait, countTokensCharged, countTokensRefunded
 import { keepAlive, LIVENESS } from './liveness';
 import type { PaidJobImage, PaidJobOutput, PaidJobRequest } from './paid-job';
 import * as repo from './repository';
+import { Stoppable } from './stops';
 
 /** How one kind of job is run: the provider call, what a failure says, the image row. */
 export interface JobHandler<T extends PaidJobOutput = PaidJobOutput> {
@@ -108,7 +109,7 @@ const EXPIRED: repo.Settlement = {
 export class JobQueue {
   private readonly handlers = new Map<JobKind, JobHandler>();
   /** Jobs this instance runs, with the means to stop each. */
-  private readonly running = new Map<number, { controller: AbortController; done: Promise<void> }>();
+  private readonly running: Stoppable<{ controller: AbortController; done: Promise<void> }>;
   /** Resolvers of `wait` calls on this instance, by job id. */
   private readonly waiters = new Map<number, Set<() => void>>();
   /** The last announcement of each job, so the next one follows it. */
@@ -132,6 +133,7 @@ export class JobQueue {
     private readonly log: (error: unknown, what: string) => void = () => {},
   ) {
     this.instanceId = options.instanceId ?? randomUUID();
+    this.running = new Stoppable(events.bus, 'cancel', () => new AppError('JOB_CANCELLED'));
   }
 
   register<T extends PaidJobOutput>(kind: JobKind, handler: JobHandler<T>): void {
@@ -222,9 +224,7 @@ export class JobQueue {
     }
     // It started meanwhile (or already ran): its worker stops it.
     if (!(await repo.requestCancel(this.db, userId, id))) throw new AppError('JOB_FINISHED');
-    const local = this.running.get(id);
-    if (local) local.controller.abort(new AppError('JOB_CANCELLED'));
-    else await this.events.bus.publish('jobs', `cancel:${id}`).catch((error) => this.log(error, 'cancel poke'));
+    await this.running.stop(id).catch((error) => this.log(error, 'cancel poke'));
     // The answer shows the job settled when its worker is quick about it; the stream tells the rest.
     await Promise.race([this.wait(userId, id), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
     return this.current(userId, id);
@@ -247,12 +247,7 @@ export class JobQueue {
     if (this.started || this.options.workers === false) return;
     this.started = true;
     this.unsubscribe = this.events.bus.subscribe('jobs', (message) => {
-      if (message.startsWith('cancel:')) {
-        const local = this.running.get(Number(message.slice('cancel:'.length)));
-        local?.controller.abort(new AppError('JOB_CANCELLED'));
-        return;
-      }
-      this.pump();
+      if (!this.running.receive(message)) this.pump();
     });
     this.timer = setInterval(() => this.pump(), this.options.pollMs);
     this.timer.unref();
@@ -338,7 +333,7 @@ export class JobQueue {
         // A slot is free, here and in the lane.
         this.poke();
       });
-    this.running.set(job.id, { controller, done });
+    this.running.add(job.id, { controller, done });
   }
 
   private async run(job: repo.JobRow, controller: AbortController): Promise<void> {

@@ -19,6 +19,15 @@ export function encodeSseData(value: unknown): string {
 }
 
 /**
+ * One event of the user's event stream (GET /api/events), read back by
+ * createSseFrameParser: `id` (to resume from with Last-Event-ID), `event` (its type) and
+ * one `data` line of JSON.
+ */
+export function encodeSseEvent(id: number, event: string, data: unknown): string {
+  return `id: ${id}\nevent: ${event}\n${encodeSseData(data)}`;
+}
+
+/**
  * A comment frame (heartbeats). Each line gets its own colon so a newline in `text`
  * cannot turn the rest into a data line.
  */

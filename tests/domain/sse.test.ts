@@ -3,6 +3,7 @@ import {
   SSE_DONE,
   chatStreamEventSchema,
   createSseFrameParser,
+  encodeSseEvent,
   createSseLineParser,
   encodeSseData,
   sseComment,
@@ -178,6 +179,14 @@ describe('createSseFrameParser', () => {
     expect(framesOf(['id: 3\ndata: a\n\nid: 4\u0000\ndata: b\n\n'])).toEqual([
       { event: 'message', data: 'a', lastEventId: '3' },
       { event: 'message', data: 'b', lastEventId: '3' },
+    ]);
+  });
+
+  it('reads back what the server writes, a text with line breaks and all', () => {
+    const data = { job: { id: 7, prompt: 'Сова\nв лесу\r\n' }, balance: 38 };
+    expect(framesOf([encodeSseEvent(42, 'job', data) + encodeSseEvent(43, 'ready', {})])).toEqual([
+      { event: 'job', data: JSON.stringify(data), lastEventId: '42' },
+      { event: 'ready', data: '{}', lastEventId: '43' },
     ]);
   });
 

@@ -1,6 +1,7 @@
 import { useSelector } from '@xstate/react';
 import { i18next } from '../../i18n';
 import { Spinner } from '../common/Spinner';
+import { RunInBackground } from '../queue/RunInBackground';
 import { motivationalPhrases } from './texts';
 import type { GenerationRef } from './types';
 
@@ -42,19 +43,7 @@ export function GeneratingOverlay({ actor }: { actor: GenerationRef }) {
         <p data-testid="motivational-phrase" className="mt-4 text-sm italic text-slate-600">
           {phrases[phrase % phrases.length]}
         </p>
-        {/* Issue #28: the job goes on on the server; the form is free for the next one. */}
-        <button
-          type="button"
-          onClick={() => actor.send({ type: 'RUN_IN_BACKGROUND' })}
-          aria-describedby="run-in-background-hint"
-          data-testid="run-in-background"
-          className="mt-5 rounded-lg border border-slate-300 px-4 py-2 text-sm font-semibold text-slate-800 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-600"
-        >
-          {t('queue:background.run')}
-        </button>
-        <p id="run-in-background-hint" className="mt-2 text-xs text-slate-600">
-          {t('queue:background.hint')}
-        </p>
+        <RunInBackground onRun={() => actor.send({ type: 'RUN_IN_BACKGROUND' })} className="mt-5" />
       </div>
     </div>
   );

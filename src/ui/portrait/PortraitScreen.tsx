@@ -6,6 +6,7 @@ import { i18next } from '../../i18n';
 import type { PortraitRef } from '../../machines/portrait';
 import { useAppActors, useLiveActor } from '../app-context';
 import { QueuePanel } from '../queue/QueuePanel';
+import { RunInBackground } from '../queue/RunInBackground';
 import { useQueue, useQueueScreen } from '../queue/queue-context';
 import { Spinner } from '../common/Spinner';
 import { PortraitForm } from './PortraitForm';
@@ -59,19 +60,7 @@ function ResultArea({ actor }: { actor: PortraitRef }) {
         <div className="flex flex-col items-center gap-3 py-16 text-center" data-testid="portrait-generating">
           <Spinner className="h-12 w-12" />
           <p className="text-slate-700">{t('portrait:result.generating')}</p>
-          {/* Issue #28: the job goes on on the server; the form is free for the next one. */}
-          <button
-            type="button"
-            onClick={() => actor.send({ type: 'RUN_IN_BACKGROUND' })}
-            aria-describedby="portrait-background-hint"
-            data-testid="run-in-background"
-            className="rounded-lg border border-slate-300 px-4 py-2 text-sm font-semibold text-slate-800 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-600"
-          >
-            {t('queue:background.run')}
-          </button>
-          <p id="portrait-background-hint" className="text-xs text-slate-600">
-            {t('queue:background.hint')}
-          </p>
+          <RunInBackground onRun={() => actor.send({ type: 'RUN_IN_BACKGROUND' })} />
         </div>
       ) : result ? (
         <div className="mt-4 space-y-4" data-testid="portrait-result">
