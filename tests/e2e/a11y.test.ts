@@ -158,7 +158,8 @@ describe('accessibility (axe-core) in Chromium', () => {
           await context.close();
           expect(found.length, `axe violations:\n${report(found)}`).toBe(0);
         },
-        120_000,
+        // Four runs side by side on two cores: each takes about 100 s on this machine kind.
+        240_000,
       );
     }
   }

@@ -137,7 +137,10 @@ describe.each(testDatabases())('durable jobs on $name', (kind: TestDatabaseKind)
     const user = await newUser();
     const other = await newUser();
     // Two slots: keep them busy with another user's jobs so these wait in line.
-    const blockers = [submit(app, other, 'blocker a'), submit(app, other, 'blocker b')];
+    // One after the other, so that the list's order (order of submission) is known.
+    const blockerA = submit(app, other, 'blocker a');
+    await jobIdOf(app, other, 'blocker a');
+    const blockers = [blockerA, submit(app, other, 'blocker b')];
     await until(async () => (provider.held.length === 2 ? true : undefined));
     const first = submit(app, user, 'queued first');
     await jobIdOf(app, user, 'queued first');
