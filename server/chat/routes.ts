@@ -20,6 +20,7 @@ import { disconnectSignal, watchDisconnect } from '../http/disconnect';
 import { doneMessage, nonJson, ok } from '../http/schemas';
 import { needsOperator } from '../providers/chat/types';
 import type { ChatService, ChatTurn, ChatTurnResult } from './service';
+import { openEventStream } from '../http/event-stream';
 
 const MAX_ID = 2_147_483_647;
 
@@ -241,15 +242,7 @@ export function chatRoutes(app: FastifyInstance, deps: { config: Config; auth: A
       reply.hijack();
       chatStreamOpened();
       res.once('close', chatStreamClosed);
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store, no-transform',
-        connection: 'keep-alive',
-        // nginx and friends: pass each event through instead of buffering the reply.
-        'x-accel-buffering': 'no',
-        'x-request-id': request.id,
-      });
-      res.flushHeaders();
+      openEventStream(res, request.id);
 
       let lastWrite = Date.now();
       const write = async (frame: string): Promise<void> => {

@@ -7,6 +7,7 @@ import type { AuthService } from '../auth/service';
 import { currentUser, requireUser } from '../auth/session';
 import { nonJson } from '../http/schemas';
 import type { EventLog } from './service';
+import { openEventStream } from '../http/event-stream';
 
 export interface EventStreamOptions {
   /** A comment this often keeps proxies from closing a quiet stream. */
@@ -60,14 +61,7 @@ export function eventRoutes(
       const newest = resumeFrom ?? (await events.latestId(user.id));
       const res = reply.raw;
       reply.hijack();
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-        'x-request-id': request.id,
-      });
-      res.flushHeaders();
+      openEventStream(res, request.id);
 
       let closed = false;
       let sentId = newest;

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, isNotNull, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { rowFromDriver } from '../db/rows';
 import { generationRequests, images, users } from '../db/schema';
@@ -239,36 +239,28 @@ export async function beatJob(db: Executor, id: number): Promise<{ cancelRequest
   return rows[0];
 }
 
-/** Running jobs whose heartbeat stopped `staleAfterMs` ago or more, by the database's clock. */
-export async function findStaleRunning(db: Executor, staleAfterMs: number, limit: number): Promise<JobRow[]> {
+/** Unfinished jobs that meet `condition`, oldest first. */
+function pendingJobs(db: Executor, condition: SQL | undefined, limit: number): Promise<JobRow[]> {
   return db
     .select()
     .from(generationRequests)
-    .where(
-      and(
-        eq(generationRequests.status, 'PENDING'),
-        isNotNull(generationRequests.startedAt),
-        heartbeatStale(generationRequests.heartbeatAt, staleAfterMs),
-      ),
-    )
+    .where(and(eq(generationRequests.status, 'PENDING'), condition))
     .orderBy(generationRequests.createdAt)
     .limit(limit);
 }
 
+/** Running jobs whose heartbeat stopped `staleAfterMs` ago or more, by the database's clock. */
+export function findStaleRunning(db: Executor, staleAfterMs: number, limit: number): Promise<JobRow[]> {
+  const stale = and(
+    isNotNull(generationRequests.startedAt),
+    heartbeatStale(generationRequests.heartbeatAt, staleAfterMs),
+  );
+  return pendingJobs(db, stale, limit);
+}
+
 /** Jobs that waited in line since before `before` (the queue's deadline passed). */
-export async function findExpiredQueued(db: Executor, before: Date, limit: number): Promise<JobRow[]> {
-  return db
-    .select()
-    .from(generationRequests)
-    .where(
-      and(
-        eq(generationRequests.status, 'PENDING'),
-        isNull(generationRequests.startedAt),
-        lt(generationRequests.createdAt, before),
-      ),
-    )
-    .orderBy(generationRequests.createdAt)
-    .limit(limit);
+export function findExpiredQueued(db: Executor, before: Date, limit: number): Promise<JobRow[]> {
+  return pendingJobs(db, and(isNull(generationRequests.startedAt), lt(generationRequests.createdAt, before)), limit);
 }
 
 export async function findJob(db: Executor, id: number): Promise<JobRow | undefined> {
