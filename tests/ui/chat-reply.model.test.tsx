@@ -6,16 +6,20 @@ import type { Conversation, Message, PendingReply } from '../../src/domain/conve
 import type { ReplyEvent } from '../../src/domain/jobs';
 import type { Language } from '../../src/i18n';
 import { chatReplyMachine, type ChatReplyContext } from '../../src/machines/chat-reply';
-import { openApp, signedInUser, type OpenApp } from './support/app';
+import { openApp, type OpenApp } from './support/app';
 import { FakeApi, json, type Reply, type StreamWriter } from './support/fake-api';
 import {
-  answers,
-  describeInvariants,
-  describeScreenModel,
-  replyOf,
-  type Reached,
-  type ScreenModel,
-} from './support/model';
+  authMeBalance,
+  BROKEN,
+  bubbles,
+  bySource,
+  input,
+  MODEL_KEY,
+  MODELS,
+  stubScrollIntoView,
+  toastTexts,
+} from './support/fixtures';
+import { describeInvariants, describeScreenModel, replyOf, type Reached, type ScreenModel } from './support/model';
 
 /*
  * Chat replies that survive a reload (issue #28 item 5) walked along the chat-reply
@@ -53,34 +57,14 @@ import {
 vi.setConfig({ testTimeout: 60_000 });
 
 /** jsdom lays nothing out; the list's scrolling is not this suite's business. */
-Element.prototype.scrollIntoView = function scrollIntoView() {};
+stubScrollIntoView();
 
-const MODEL_KEY = 'chatModel';
 const EVENTS = '/api/events';
 const ONE = '/llm/conversations/9';
 const STREAM = '/llm/conversations/9/stream';
 const STOP_PATH = '/llm/conversations/9/stop';
 const START_BALANCE = 50;
 const AT = '2026-11-27T09:05:00.000Z';
-
-/** GET /llm/models (SPEC section 7). */
-const MODELS = {
-  success: true,
-  data: {
-    models: {
-      'gpt-4o': {
-        id: 'gpt-4o',
-        name: 'GPT-4o',
-        description: 'The most capable model',
-        maxTokens: 128000,
-        inputCostPer1M: 250,
-        outputCostPer1M: 1000,
-        isStreamingAllowed: true,
-      },
-    },
-    default: 'gpt-4o',
-  },
-};
 const SUMMARY = { id: 9, title: 'Monads', isDeleted: false, createdAt: AT, updatedAt: AT };
 
 const userMessage = (id: number, content: string): Message => ({
@@ -217,16 +201,8 @@ type Role = 'start' | 'progress' | 'end' | 'own' | 'ownEnd';
 const roleOf = (event: AnyEventObject) => (event as { role?: Role }).role;
 
 type Src = 'loadConversation' | 'stopReply';
-const answered = (
-  snapshot: AnyMachineSnapshot,
-  src: Src,
-  outcome: { output: unknown } | { error: unknown },
-  reply: Reply | null,
-  extra: Record<string, unknown> = {},
-) => answers(snapshot, src, outcome, reply).map((event) => ({ ...event, src, ...extra }));
-const srcOf = (event: AnyEventObject) => (event as { src?: Src }).src;
+const { answered, srcOf } = bySource<Src>();
 
-const BROKEN: Reply = { status: 502 };
 const brokenError = () => new ApiError('Internal server error', 502);
 
 // ---------------------------------------------------------------------------------------
@@ -388,19 +364,6 @@ interface ReplyUi extends OpenApp {
   /** This tab's own reply stream, while it is open. */
   own: StreamWriter | null;
   serverBalance: number;
-}
-
-const input = () => screen.getByTestId<HTMLTextAreaElement>('chat-input');
-const toastTexts = () => [...document.querySelectorAll('[data-kind="error"]')].map((t) => t.textContent);
-
-function bubbles() {
-  return [
-    ...document.querySelectorAll<HTMLElement>('[data-testid="message-user"], [data-testid="message-assistant"]'),
-  ].map((el) =>
-    el.dataset.testid === 'message-user'
-      ? { role: 'user', text: el.querySelector('p')?.textContent, el }
-      : { role: 'assistant', text: el.querySelector('[data-testid="assistant-markdown"]')?.textContent, el },
-  );
 }
 
 /** The conversation, this tab's reply if it streams, then the reply followed (SPEC 2 "Message list"). */
@@ -574,26 +537,21 @@ export const model: ScreenModel<ReplyUi> = {
   maxSteps: 12,
   async open(lang: Language) {
     localStorage.removeItem(MODEL_KEY);
-    const state = { serverBalance: START_BALANCE };
     const api = new FakeApi()
-      .on('GET', '/auth/me', () => json({ success: true, data: signedInUser({ tokensAmount: state.serverBalance }) }))
       .on('GET', '/llm/models', json(MODELS))
       .on('GET', '/llm/conversations', json({ success: true, data: [SUMMARY] }))
       .hold('GET', ONE)
       .hold('POST', STREAM)
       .hold('POST', STOP_PATH)
       .hold('GET', EVENTS);
+    const balance = authMeBalance(api, START_BALANCE);
     const app = await openApp('/chat/9', { lang, api });
     // The one event stream of the signed-in app (the queue's), from the server's newest event.
     const { writer } = await api.stream('GET', EVENTS);
     writer.raw('id: 100\nevent: ready\ndata: {}\n\n');
     await screen.findByTestId('chat-loading', {}, { timeout: 15_000 });
     const ui: ReplyUi = Object.assign(app, { events: writer, nextEventId: 101, own: null, serverBalance: 0 });
-    Object.defineProperty(ui, 'serverBalance', {
-      get: () => state.serverBalance,
-      set: (value: number) => (state.serverBalance = value),
-    });
-    return ui;
+    return balance.carry(ui);
   },
   close: (ui: ReplyUi) => ui.close(),
   async perform(ui: ReplyUi, event: AnyEventObject) {

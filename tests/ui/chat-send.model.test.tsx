@@ -1,19 +1,26 @@
 import { cleanup, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';
-import { ApiError } from '../../src/api/client';
 import { chatSendMachine, type ChatSendContext } from '../../src/machines/chat-send';
 import type { Language } from '../../src/i18n';
 import { openApp, signedInUser, type OpenApp } from './support/app';
 import { apiError, FakeApi, json, type Reply, type StreamWriter } from './support/fake-api';
 import {
-  answers,
-  describeInvariants,
-  describeScreenModel,
-  replyOf,
-  type Reached,
-  type ScreenModel,
-} from './support/model';
+  authMeBalance,
+  BROKEN,
+  bubbles,
+  bySource,
+  chatApi,
+  errorOfReply,
+  input,
+  MODEL_KEY,
+  MODELS,
+  NOT_FOUND,
+  plural,
+  stubScrollIntoView,
+  toastTexts,
+} from './support/fixtures';
+import { describeInvariants, describeScreenModel, replyOf, type Reached, type ScreenModel } from './support/model';
 
 /*
  * Sending a chat message (SPEC section 2 "Chat", section 4 "Chat send", section 5 "Chat",
@@ -44,11 +51,8 @@ vi.setConfig({ testTimeout: 60_000 });
 
 /** jsdom lays nothing out; the list's scrolling (SPEC 2) is recorded instead. */
 const scrolls: unknown[] = [];
-Element.prototype.scrollIntoView = function scrollIntoView(options?: boolean | ScrollIntoViewOptions) {
-  scrolls.push(options);
-};
+stubScrollIntoView((options) => scrolls.push(options));
 
-const MODEL_KEY = 'chatModel';
 const CREATE = '/llm/conversations';
 const ONE = /^\/llm\/conversations\/\d+$/;
 const STREAM = /^\/llm\/conversations\/\d+\/stream$/;
@@ -57,25 +61,6 @@ const STOP_PATH = /^\/llm\/conversations\/\d+\/stop$/;
 const START_BALANCE = 50;
 /** What GET /auth/me says after a stopped reply: the server billed what was produced. */
 const BALANCE_AFTER_STOP = 45;
-
-/** GET /llm/models (SPEC section 7). */
-const MODELS = {
-  success: true,
-  data: {
-    models: {
-      'gpt-4o': {
-        id: 'gpt-4o',
-        name: 'GPT-4o',
-        description: 'The most capable model',
-        maxTokens: 128000,
-        inputCostPer1M: 250,
-        outputCostPer1M: 1000,
-        isStreamingAllowed: true,
-      },
-    },
-    default: 'gpt-4o',
-  },
-};
 
 /** POST /llm/conversations answers the conversation made for the first message (SPEC 7). */
 const CREATED = {
@@ -86,18 +71,11 @@ const CREATED = {
   updatedAt: new Date().toISOString(),
   messages: [],
 };
-/** A proxy's 502 with no body of ours: the operation's own SPEC 8 text is shown. */
-const BROKEN: Reply = { status: 502 };
-const NOT_FOUND = apiError(404, 'NOT_FOUND', 'Resource not found');
 /** A refused charge states the cost and the balance (SPEC 8: the server's message). */
 const REFUSED = apiError(402, 'INSUFFICIENT_TOKENS', 'Insufficient tokens. Need 3 tokens but only have 1', {
   cost: 3,
   balance: 1,
 });
-const errorOfReply = (reply: Reply) => {
-  const body = reply.body as { code?: string; message?: string } | undefined;
-  return new ApiError(body?.message ?? 'Bad Gateway', reply.status ?? 500, body?.code, body);
-};
 
 /** The text typed: spaces around it (trimmed when sent, SPEC 5) and a second line (Shift+Enter). */
 const MESSAGE = '  Monads?\nBriefly.  ';
@@ -134,16 +112,7 @@ type Failure = keyof typeof FAILURES;
 
 type Src = 'createConversation' | 'stopReply';
 /** The answers to an actor of the state, marked with the actor's source (the rows tell them apart). */
-const answered = (
-  snapshot: AnyMachineSnapshot,
-  src: Src,
-  outcome: { output: unknown } | { error: unknown },
-  reply: Reply,
-) => answers(snapshot, src, outcome, reply).map((event) => ({ ...event, src }));
-const srcOf = (event: AnyEventObject) => (event as { src?: Src }).src;
-
-const plural = (lang: Language, n: number, forms: Record<string, string>) =>
-  forms[new Intl.PluralRules(lang).select(n)] ?? forms.other!;
+const { answered, srcOf } = bySource<Src>();
 
 const TEXT = {
   en: {
@@ -395,20 +364,6 @@ function factsOf(events: readonly AnyEventObject[]): Facts {
   return f;
 }
 
-const input = () => screen.getByTestId<HTMLTextAreaElement>('chat-input');
-const toastTexts = () => [...document.querySelectorAll('[data-kind="error"]')].map((t) => t.textContent);
-
-/** The bubbles in order: role and text (the user's plain text, the assistant's rendered markdown). */
-function bubbles() {
-  return [
-    ...document.querySelectorAll<HTMLElement>('[data-testid="message-user"], [data-testid="message-assistant"]'),
-  ].map((el) =>
-    el.dataset.testid === 'message-user'
-      ? { role: 'user', text: el.querySelector('p')?.textContent, el }
-      : { role: 'assistant', text: el.querySelector('[data-testid="assistant-markdown"]')?.textContent, el },
-  );
-}
-
 /** The messages of the open conversation and the pending exchange, in order (SPEC 2 "Message list"). */
 function messagesShow(ui: ChatUi, f: Facts, lang: Language) {
   const expected: Array<{ role: string; text: string }> = f.messages.map(({ role, text }) => ({ role, text }));
@@ -606,7 +561,7 @@ export const model: ScreenModel<ChatUi> = {
           json({ success: true, data: { stopped: true } }),
         ),
         ...answered(snapshot, 'stopReply', { error: errorOfReply(BROKEN) }, BROKEN),
-        ...answered(snapshot, 'stopReply', { error: new TypeError('Failed to fetch') }, null as unknown as Reply),
+        ...answered(snapshot, 'stopReply', { error: new TypeError('Failed to fetch') }, null),
       ];
     }
     return [
@@ -651,23 +606,12 @@ export const model: ScreenModel<ChatUi> = {
   open: async (lang: Language) => {
     localStorage.removeItem(MODEL_KEY);
     scrolls.length = 0;
-    const state = { serverBalance: START_BALANCE };
-    const api = new FakeApi()
-      .on('GET', '/auth/me', () => json({ success: true, data: signedInUser({ tokensAmount: state.serverBalance }) }))
-      .on('GET', '/llm/models', json(MODELS))
-      .on('GET', '/llm/conversations', json({ success: true, data: [] }))
-      .hold('POST', CREATE)
-      .hold('GET', ONE)
-      .hold('POST', STREAM)
-      .hold('POST', STOP_PATH);
+    const api = chatApi().hold('POST', CREATE).hold('GET', ONE).hold('POST', STREAM).hold('POST', STOP_PATH);
+    const balance = authMeBalance(api, START_BALANCE);
     const app = await openApp('/chat', { lang, api });
     await screen.findByTestId('chat-empty', {}, { timeout: 15_000 });
     const ui: ChatUi = Object.assign(app, { writer: null, sends: [], serverBalance: 0, nextMessageId: 30 });
-    Object.defineProperty(ui, 'serverBalance', {
-      get: () => state.serverBalance,
-      set: (value: number) => (state.serverBalance = value),
-    });
-    return ui;
+    return balance.carry(ui);
   },
   close: (ui: ChatUi) => ui.close(),
   async perform(ui: ChatUi, event: AnyEventObject, before: AnyMachineSnapshot) {
@@ -964,9 +908,7 @@ describe('chat send: what the model walk does not reach', () => {
   it.each(['ru', 'en'] as const)(
     '[%s] with no model list and none remembered, a message is not sent: "No model selected" (SPEC 8)',
     async (lang) => {
-      const api = new FakeApi()
-        .on('GET', '/llm/models', BROKEN)
-        .on('GET', '/llm/conversations', json({ success: true, data: [] }));
+      const api = chatApi(BROKEN);
       const ui = await openWith(lang, api);
       try {
         await ui.user.type(input(), 'Hello{Enter}');
@@ -983,9 +925,7 @@ describe('chat send: what the model walk does not reach', () => {
   it.each(['ru', 'en'] as const)(
     '[%s] a balance that pays for no reply sends nothing and says why, with the way to add tokens (SPEC 6)',
     async (lang) => {
-      const api = new FakeApi()
-        .on('GET', '/llm/models', json(MODELS))
-        .on('GET', '/llm/conversations', json({ success: true, data: [] }));
+      const api = chatApi();
       const ui = await openWith(lang, api, 0);
       try {
         const notice = screen.getByTestId('low-balance');

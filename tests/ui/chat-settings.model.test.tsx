@@ -5,6 +5,7 @@ import { chatSettingsMachine, type ChatSettingsContext } from '../../src/machine
 import type { Language } from '../../src/i18n';
 import { openApp, type OpenApp } from './support/app';
 import { FakeApi, json } from './support/fake-api';
+import { chatApi, GPT_4O, MODEL_KEY, openChat, plural } from './support/fixtures';
 import { describeInvariants, describeScreenModel, type Reached, type ScreenModel } from './support/model';
 
 /*
@@ -18,8 +19,6 @@ import { describeInvariants, describeScreenModel, type Reached, type ScreenModel
 // The whole app opens in jsdom for every path; its first paths also compile the chat screen.
 vi.setConfig({ testTimeout: 60_000 });
 
-/** Where the browser remembers the chosen model (src/api/chat.ts). */
-const MODEL_KEY = 'chatModel';
 /** A model remembered from an earlier visit that the server no longer lists. */
 const GONE = 'gone-model';
 
@@ -28,15 +27,7 @@ const MODELS = {
   success: true,
   data: {
     models: {
-      'gpt-4o': {
-        id: 'gpt-4o',
-        name: 'GPT-4o',
-        description: 'The most capable model',
-        maxTokens: 128000,
-        inputCostPer1M: 250,
-        outputCostPer1M: 1000,
-        isStreamingAllowed: true,
-      },
+      'gpt-4o': GPT_4O,
       'gpt-4o-mini': {
         id: 'gpt-4o-mini',
         name: 'GPT-4o Mini',
@@ -68,9 +59,6 @@ const DESCRIPTIONS: Record<ModelId, string> = {
   'gpt-4o-mini': 'Fast and cheap',
   'llama-3': 'An open model',
 };
-
-const plural = (lang: Language, n: number, forms: Record<string, string>) =>
-  forms[new Intl.PluralRules(lang).select(n)] ?? forms.other!;
 
 const TEXT = {
   en: {
@@ -177,13 +165,6 @@ function factsOf(events: readonly AnyEventObject[]): Facts {
     }
   }
   return f;
-}
-
-/** The app at /chat, once the chat screen's code is in (its first opening compiles it). */
-async function openChat(lang: Language, api: FakeApi): Promise<OpenApp> {
-  const ui = await openApp('/chat', { lang, api });
-  await screen.findByTestId('chat-title', {}, { timeout: 15_000 });
-  return ui;
 }
 
 const dialog = () => screen.getByRole('dialog');
@@ -355,9 +336,7 @@ describe('chat settings: the model is remembered in browser storage (SPEC 2)', (
   afterEach(() => cleanup());
   it.each(['ru', 'en'] as const)('[%s] a model chosen on an earlier visit is selected again', async (lang) => {
     localStorage.setItem(MODEL_KEY, 'gpt-4o-mini');
-    const api = new FakeApi()
-      .on('GET', '/llm/models', json(MODELS))
-      .on('GET', '/llm/conversations', json({ success: true, data: [] }));
+    const api = chatApi(json(MODELS));
     const ui = await openApp('/chat', { lang, api });
     try {
       expect((await screen.findByTestId('config-bar', {}, { timeout: 10_000 })).textContent).toBe(
@@ -377,9 +356,7 @@ describe('chat settings: a remembered model the server no longer offers (issue #
     '[%s] the default takes its place, is remembered, and the user is told',
     async (lang) => {
       localStorage.setItem(MODEL_KEY, GONE);
-      const api = new FakeApi()
-        .on('GET', '/llm/models', json(MODELS))
-        .on('GET', '/llm/conversations', json({ success: true, data: [] }));
+      const api = chatApi(json(MODELS));
       const ui = await openChat(lang, api);
       try {
         expect((await screen.findByTestId('config-bar')).textContent).toBe(TEXT[lang].bar('GPT-4o', 500));
@@ -403,9 +380,7 @@ describe('chat settings: a clamped limit shows the clamped value (SPEC 5)', () =
   // although the limit, as the config bar says, stays 100.
   it('[en] typing 30 twice shows 100 in the box both times', async () => {
     localStorage.removeItem(MODEL_KEY);
-    const api = new FakeApi()
-      .on('GET', '/llm/models', json(MODELS))
-      .on('GET', '/llm/conversations', json({ success: true, data: [] }));
+    const api = chatApi(json(MODELS));
     const ui = await openChat('en', api);
     try {
       await ui.user.click(await screen.findByTestId('chat-settings'));

@@ -1,20 +1,24 @@
 import { screen, within } from '@testing-library/react';
 import { expect, vi } from 'vitest';
 import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';
-import { ApiError } from '../../src/api/client';
 import { conversationRoutingMachine, type ConversationRoutingContext } from '../../src/machines/conversation-routing';
 import type { Conversation, Message } from '../../src/domain/conversation';
 import type { Language } from '../../src/i18n';
-import { openApp, type OpenApp } from './support/app';
-import { apiError, FakeApi, json, type Reply } from './support/fake-api';
+import type { OpenApp } from './support/app';
+import { FakeApi, json, type Reply } from './support/fake-api';
 import {
-  answers,
-  describeInvariants,
-  describeScreenModel,
-  replyOf,
-  type Reached,
-  type ScreenModel,
-} from './support/model';
+  BROKEN,
+  bySource,
+  errorOfReply,
+  MODEL_KEY,
+  MODELS,
+  NOT_FOUND,
+  openChat,
+  plural,
+  stubScrollIntoView,
+  toastTexts,
+} from './support/fixtures';
+import { describeInvariants, describeScreenModel, replyOf, type Reached, type ScreenModel } from './support/model';
 
 /*
  * The chat page's lists, the open conversation, deletion and the route (SPEC section 2
@@ -26,29 +30,9 @@ import {
 
 vi.setConfig({ testTimeout: 60_000 });
 // jsdom lays nothing out: the message list's scrolling (SPEC 2) has nothing to move.
-Element.prototype.scrollIntoView = function scrollIntoView() {};
+stubScrollIntoView();
 
-const MODEL_KEY = 'chatModel';
 const ONE = /^\/llm\/conversations\/\d+$/;
-
-/** GET /llm/models (SPEC section 7). */
-const MODELS = {
-  success: true,
-  data: {
-    models: {
-      'gpt-4o': {
-        id: 'gpt-4o',
-        name: 'GPT-4o',
-        description: 'The most capable model',
-        maxTokens: 128000,
-        inputCostPer1M: 250,
-        outputCostPer1M: 1000,
-        isStreamingAllowed: true,
-      },
-    },
-    default: 'gpt-4o',
-  },
-};
 
 const noon = (daysAgo: number) => {
   const d = new Date();
@@ -94,26 +78,9 @@ const CONVERSATIONS: Record<number, unknown> = {
   7: { ...LIST[1], messages: [] },
 };
 
-/** A proxy's 502 with no body of ours: the operation's own SPEC 8 text is shown. */
-const BROKEN: Reply = { status: 502 };
-const NOT_FOUND = apiError(404, 'NOT_FOUND', 'Resource not found');
-const errorOfReply = (reply: Reply) => {
-  const body = reply.body as { code?: string; message?: string } | undefined;
-  return new ApiError(body?.message ?? 'Bad Gateway', reply.status ?? 500, body?.code, body);
-};
-
 type Src = 'loadModels' | 'loadConversations' | 'loadConversation' | 'deleteConversation';
 /** The server's answers to an actor of the state, marked with the actor's source (the rows tell them apart). */
-const answered = (
-  snapshot: AnyMachineSnapshot,
-  src: Src,
-  outcome: { output: unknown } | { error: unknown },
-  reply: Reply,
-) => answers(snapshot, src, outcome, reply).map((event) => ({ ...event, src }));
-const srcOf = (event: AnyEventObject) => (event as { src?: Src }).src;
-
-const plural = (lang: Language, n: number, forms: Record<string, string>) =>
-  forms[new Intl.PluralRules(lang).select(n)] ?? forms.other!;
+const { answered, srcOf } = bySource<Src>();
 
 const TEXT = {
   en: {
@@ -290,7 +257,6 @@ function factsOf(events: readonly AnyEventObject[]): Facts {
   return f;
 }
 
-const toastTexts = () => [...document.querySelectorAll('[data-kind="error"]')].map((t) => t.textContent);
 const input = () => screen.queryByTestId<HTMLTextAreaElement>('chat-input');
 
 /** The sidebar (SPEC 2 "Conversation list") and the config bar, once the page is ready. */
@@ -466,9 +432,7 @@ export const model: ScreenModel<OpenApp> = {
       .hold('GET', '/llm/conversations')
       .hold('GET', ONE)
       .hold('DELETE', ONE);
-    const ui = await openApp('/chat', { lang, api });
-    await screen.findByTestId('chat-title', {}, { timeout: 15_000 });
-    return ui;
+    return openChat(lang, api);
   },
   close: (ui: OpenApp) => ui.close(),
   async perform(ui: OpenApp, event: AnyEventObject, before: AnyMachineSnapshot) {

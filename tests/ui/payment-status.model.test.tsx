@@ -1,12 +1,12 @@
 import { cleanup, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';
-import { ApiError } from '../../src/api/client';
 import type { Payment } from '../../src/domain/billing';
 import type { Language } from '../../src/i18n';
 import { paymentStatusMachine, type PaymentStatusContext } from '../../src/machines/payment-status';
 import { openApp, signedInUser, type OpenApp } from './support/app';
 import { apiError, FakeApi, json, type Reply } from './support/fake-api';
+import { errorOfReply, plural } from './support/fixtures';
 import {
   answers,
   describeInvariants,
@@ -51,14 +51,6 @@ const SUCCEEDED = payment('succeeded');
 const CANCELED = payment('canceled');
 const PENDING = payment('pending');
 const BROKEN = apiError(500, 'INTERNAL', 'Internal server error');
-
-const apiErrorOf = (reply: Reply) => {
-  const body = reply.body as { code: string; message: string };
-  return new ApiError(body.message, reply.status ?? 500, body.code, body);
-};
-
-const plural = (lang: Language, n: number, forms: Record<string, string>) =>
-  forms[new Intl.PluralRules(lang).select(n)] ?? forms.other!;
 
 const TEXT = {
   en: {
@@ -252,7 +244,7 @@ function pageModel(query: { paymentId?: string; status?: string }): ScreenModel<
       ...answers(snapshot, 'fetchPayment', { output: SUCCEEDED }, json({ success: true, data: SUCCEEDED })),
       ...answers(snapshot, 'fetchPayment', { output: CANCELED }, json({ success: true, data: CANCELED })),
       ...answers(snapshot, 'fetchPayment', { output: PENDING }, json({ success: true, data: PENDING })),
-      ...answers(snapshot, 'fetchPayment', { error: apiErrorOf(BROKEN) }, BROKEN),
+      ...answers(snapshot, 'fetchPayment', { error: errorOfReply(BROKEN) }, BROKEN),
     ],
     // The number of checks decides whether the page waits or says it is still pending.
     serializeState: (snapshot: AnyMachineSnapshot) => {

@@ -1,11 +1,10 @@
 import { cleanup, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';
-import { ApiError } from '../../src/api/client';
 import type { CreatePaymentResponse } from '../../src/domain/billing';
 import type { Language } from '../../src/i18n';
 import { purchaseMachine, type PurchaseContext } from '../../src/machines/purchase';
-import { PLANS } from './support/fixtures';
+import { errorOfReply, NO_PAGES, plural, PLANS } from './support/fixtures';
 import { openApp, type OpenApp } from './support/app';
 import { apiError, FakeApi, json, type Reply } from './support/fake-api';
 import {
@@ -51,16 +50,7 @@ const TOKENS_CREATED = created(TOKENS_CHECKOUT, '70.00');
 const PLAN_CREATED = created(PLAN_CHECKOUT, '1.00');
 const REFUSED = apiError(502, 'PROVIDER_ERROR', 'The payment provider is unavailable');
 
-const apiErrorOf = (reply: Reply) => {
-  const body = reply.body as { code: string; message: string };
-  return new ApiError(body.message, reply.status ?? 500, body.code, body);
-};
 const outputOf = (reply: Reply) => (reply.body as { data: CreatePaymentResponse }).data;
-
-const NO_PAGES = { currentPage: 1, totalPages: 0, total: 0, hasNext: false, hasPrev: false };
-
-const plural = (lang: Language, n: number, forms: Record<string, string>) =>
-  forms[new Intl.PluralRules(lang).select(n)] ?? forms.other!;
 
 /** SPEC 9: 0.7 RUB per token, two decimals; the language's decimal mark and thousands separator (issue #26 item 8). */
 function rub(tokens: number, lang: Language): string {
@@ -317,7 +307,7 @@ export const model: ScreenModel<Screen> = {
       ...(c.order?.kind === 'subscription'
         ? answers(snapshot, 'createPayment', { output: outputOf(PLAN_CREATED) }, PLAN_CREATED)
         : answers(snapshot, 'createPayment', { output: outputOf(TOKENS_CREATED) }, TOKENS_CREATED)),
-      ...answers(snapshot, 'createPayment', { error: apiErrorOf(REFUSED) }, REFUSED),
+      ...answers(snapshot, 'createPayment', { error: errorOfReply(REFUSED) }, REFUSED),
     ];
   },
   serializeState: (snapshot: AnyMachineSnapshot) => {

@@ -7,6 +7,7 @@ import type { Language } from '../../src/i18n';
 import { queueMachine, type QueueContext } from '../../src/machines/queue';
 import { openApp, type OpenApp } from './support/app';
 import { apiError, FakeApi, json, type Reply, type StreamWriter } from './support/fake-api';
+import { NO_PAGES } from './support/fixtures';
 import {
   answers,
   describeInvariants,
@@ -671,12 +672,7 @@ export const model: ScreenModel<QueueUi> = {
       .hold('GET', JOBS)
       .hold('GET', EVENTS)
       .hold('POST', CANCEL)
-      .fallback('GET', IMAGES, {
-        body: {
-          success: true,
-          data: { images: [], pagination: { currentPage: 1, totalPages: 0, total: 0, hasNext: false, hasPrev: false } },
-        },
-      });
+      .fallback('GET', IMAGES, { body: { success: true, data: { images: [], pagination: NO_PAGES } } });
     document.title = TITLE;
     const ui = await openApp('/dashboard', { lang, api });
     const visibility = { state: 'visible' as 'visible' | 'hidden' };
@@ -895,15 +891,7 @@ describe('job queue: the dashboard around it', () => {
       const api = new FakeApi()
         .on('GET', JOBS, listReply(FIRST_LIST))
         .hold('GET', EVENTS)
-        .on('GET', IMAGES, {
-          body: {
-            success: true,
-            data: {
-              images: [],
-              pagination: { currentPage: 1, totalPages: 0, total: 0, hasNext: false, hasPrev: false },
-            },
-          },
-        });
+        .on('GET', IMAGES, { body: { success: true, data: { images: [], pagination: NO_PAGES } } });
       const ui = await openApp('/dashboard', { lang, api });
       try {
         const { writer } = await api.stream('GET', EVENTS);
