@@ -200,6 +200,11 @@ export const chatStreamActor = fromCallback<ChatSendEvent, ChatStreamInput>(({ i
   return () => controller.abort();
 });
 
+/** Stop, from chat-send (this tab's reply) and chat-reply (a reply written elsewhere). */
+const stopReplyActor = fromPromise<{ stopped: boolean }, { conversationId: number }>(({ input, signal }) =>
+  unlessStopped(signal, (s) => stopReply(input.conversationId, s)),
+);
+
 /** The chat machines wired to the real API; the screen adds navigation and toasts. */
 export const liveChatSendMachine = chatSendMachine.provide({
   actions: {
@@ -208,9 +213,7 @@ export const liveChatSendMachine = chatSendMachine.provide({
   actors: {
     createConversation: fromPromise<Conversation, CreateConversationInput>(({ input }) => createConversation(input)),
     chatStream: chatStreamActor,
-    stopReply: fromPromise<{ stopped: boolean }, { conversationId: number }>(({ input, signal }) =>
-      unlessStopped(signal, (s) => stopReply(input.conversationId, s)),
-    ),
+    stopReply: stopReplyActor,
   },
 });
 
@@ -220,9 +223,7 @@ export const liveChatReplyMachine = chatReplyMachine.provide({
     loadConversation: fromPromise<Conversation, { id: number }>(({ input, signal }) =>
       unlessStopped(signal, (s) => fetchConversation(input.id, s)),
     ),
-    stopReply: fromPromise<{ stopped: boolean }, { conversationId: number }>(({ input, signal }) =>
-      unlessStopped(signal, (s) => stopReply(input.conversationId, s)),
-    ),
+    stopReply: stopReplyActor,
   },
   actions: {
     logFailure: (_, params) => {

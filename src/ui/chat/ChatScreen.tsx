@@ -14,9 +14,10 @@ import { storedDraft } from '../../api/drafts';
 import { errorText } from '../../api/error-text';
 import { cannotPayAnyReply } from '../../domain/chat';
 import type { Message } from '../../domain/conversation';
+import type { Problem } from '../../domain/errors';
 import { i18next } from '../../i18n';
 import { FOLLOWED_REPLY_ID } from '../../machines/chat-reply';
-import { useAppActors, useLiveActor } from '../app-context';
+import { useAppActors, useLiveActor, type ToastsRef } from '../app-context';
 import { useQueue } from '../queue/queue-context';
 import { Spinner } from '../common/Spinner';
 import { ChatInput } from './ChatInput';
@@ -60,6 +61,12 @@ function ConversationState({
   );
 }
 
+/** The chat's charts say a failure the same way: a toast in the chat's words (SPEC 8). */
+function toastOf(toasts: ToastsRef) {
+  return (_: unknown, p: { problem: Problem }) =>
+    toasts.send({ type: 'TOAST.SHOW', kind: 'error', message: errorText(p.problem, 'chat') });
+}
+
 export function ChatScreen() {
   const { session, toasts } = useAppActors();
   const navigate = useNavigate();
@@ -87,8 +94,7 @@ export function ChatScreen() {
               : navigate({ to: '/chat', replace: p.replace }));
           },
           redirectToChat: () => void navigate({ to: '/chat', replace: true }),
-          notifyError: (_, p) =>
-            toasts.send({ type: 'TOAST.SHOW', kind: 'error', message: errorText(p.problem, 'chat') }),
+          notifyError: toastOf(toasts),
           announceModels: (_, p) =>
             settings.send({
               type: 'MODELS.LOADED',
@@ -105,26 +111,11 @@ export function ChatScreen() {
   // The one event stream is the queue's (issue #28): the reply written elsewhere is heard through it.
   const queue = useQueue();
   const replyLogic = useMemo(
-    () =>
-      liveChatReplyMachine.provide({
-        actions: {
-          notifyError: (_, p) =>
-            toasts.send({ type: 'TOAST.SHOW', kind: 'error', message: errorText(p.problem, 'chat') }),
-        },
-      }),
+    () => liveChatReplyMachine.provide({ actions: { notifyError: toastOf(toasts) } }),
     [toasts],
   );
   const reply = useActorRef(replyLogic, { input: { session, routing, replies: queue } });
-  const sendLogic = useMemo(
-    () =>
-      liveChatSendMachine.provide({
-        actions: {
-          notifyError: (_, p) =>
-            toasts.send({ type: 'TOAST.SHOW', kind: 'error', message: errorText(p.problem, 'chat') }),
-        },
-      }),
-    [toasts],
-  );
+  const sendLogic = useMemo(() => liveChatSendMachine.provide({ actions: { notifyError: toastOf(toasts) } }), [toasts]);
   // What was being typed when the session ended comes back after the sign-in (issue #26).
   const chatSend = useActorRef(sendLogic, {
     input: { session, routing, replies: reply, draft: storedDraft('chat', session) },
