@@ -168,7 +168,7 @@ export class JobQueue {
       throw new AppError('TOO_MANY_JOBS', undefined, { details: { limit: this.options.perUserLimit } });
     }
     countTokensCharged(`${submission.kind}_charge`, submission.cost);
-    await this.announce(opened.job.id);
+    await this.announce(opened.job.id, 'queued');
     this.poke();
     return opened.job.id;
   }
@@ -341,7 +341,7 @@ export class JobQueue {
     const count = job.kind === 'portrait' ? countPortrait : countGeneration;
     // Not awaited: the provider call starts in the order jobs were claimed (the events of
     // one job still leave in order: announce chains them).
-    void this.announce(job.id);
+    void this.announce(job.id, 'running');
     if (!handler || job.input === null) {
       // A request from before jobs were durable, or a kind this instance does not know.
       await this.failAndRefund(job, { code: 'INTERNAL', message: 'The job could not be run' });
@@ -450,11 +450,14 @@ export class JobQueue {
   }
 
   /**
-   * The job's present state as an event in its owner's log, after the job's earlier
-   * announcements. A failure to log is not the job's failure.
+   * The job as an event in its owner's log, after the job's earlier announcements. A failure
+   * to log is not the job's failure. `as` is the state the job entered, announced as such even
+   * if the job moved on before the row was read (claimed before its creation was announced,
+   * finished before its start was): each move is told once, in order, and its later ones
+   * by their own announcements.
    */
-  private announce(id: number): Promise<void> {
-    const next = (this.announcing.get(id) ?? Promise.resolve()).then(() => this.announceNow(id));
+  private announce(id: number, as?: 'queued' | 'running'): Promise<void> {
+    const next = (this.announcing.get(id) ?? Promise.resolve()).then(() => this.announceNow(id, as));
     this.announcing.set(id, next);
     void next.finally(() => {
       if (this.announcing.get(id) === next) this.announcing.delete(id);
@@ -462,10 +465,11 @@ export class JobQueue {
     return next;
   }
 
-  private async announceNow(id: number): Promise<void> {
+  private async announceNow(id: number, as?: 'queued' | 'running'): Promise<void> {
     try {
-      const row = await repo.findJob(this.db, id);
-      if (!row) return;
+      const found = await repo.findJob(this.db, id);
+      if (!found) return;
+      const row = as === undefined || stateOf(found) === as ? found : asEntered(found, as);
       const image = row.status === 'COMPLETED' ? await repo.imageOfJob(this.db, id) : undefined;
       const job = await this.toJob(row, image);
       const balance = await repo.balanceNow(this.db, row.userId);
@@ -540,6 +544,18 @@ function stateOf(row: repo.JobRow): JobState {
   if (row.status === 'COMPLETED') return 'completed';
   if (row.status === 'FAILED') return row.errorCode === 'JOB_CANCELLED' ? 'cancelled' : 'failed';
   return row.startedAt === null ? 'queued' : 'running';
+}
+
+/** The row as it was when the job entered `state`: in line, or just started. */
+function asEntered(row: repo.JobRow, state: 'queued' | 'running'): repo.JobRow {
+  return {
+    ...row,
+    status: 'PENDING',
+    startedAt: state === 'queued' ? null : (row.startedAt ?? row.createdAt),
+    finishedAt: null,
+    errorCode: null,
+    errorMessage: null,
+  };
 }
 
 /** Stopped by us: a cancel or a shutdown (a provider's own abort is its failure). */

@@ -25,6 +25,18 @@ async function waitForHealth(url: string, deadline: number): Promise<void> {
   throw new Error(`the app did not become healthy at ${url}`);
 }
 
+async function processGroupGone(pgid: number, deadline: number): Promise<void> {
+  for (;;) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`the processes of npm start (group ${pgid}) did not exit`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /**
  * `npm start` exactly as a person would run it, on a fresh DATA_DIR with every embedded
  * default (PGlite, local sign-in, offline engines), plus `env`; the browser app must be built.
@@ -55,6 +67,9 @@ export async function startApp(env: Record<string, string> = {}): Promise<{ base
         const exited = new Promise((resolve) => child.once('exit', resolve));
         process.kill(-child.pid, 'SIGTERM');
         await exited;
+        // npm can exit before the server it started has closed its database: wait for the
+        // whole process group, or the data folder would be removed while it is written.
+        await processGroupGone(child.pid, Date.now() + 30_000);
       }
       await fs.rm(dataDir, { recursive: true, force: true });
     },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, fromPromise, type AnyActorRef } from 'xstate';
 import type { Job, JobList, ReplyEvent } from '../../src/domain/jobs';
-import { queueMachine } from '../../src/machines/queue';
+import { queueMachine, type QueueEvent } from '../../src/machines/queue';
 
 /**
  * The queue chart through a running actor, for the rules the dashboard's paths cannot show
@@ -50,7 +50,7 @@ function queue() {
   const machine = queueMachine.provide({
     actors: {
       loadJobs: fromPromise<JobList>(() => new Promise((resolve, reject) => reads.push({ resolve, reject }))),
-      cancelJob: fromCallback<never, { id: number }>(({ input }) => {
+      cancelJob: fromCallback<QueueEvent, { id: number }>(({ input }) => {
         cancels.push(input.id);
       }),
       jobStream: fromCallback(() => () => {}) as never,
