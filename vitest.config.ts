@@ -69,6 +69,10 @@ export default defineConfig({
           include: ['tests/ui/**/*.test.tsx'],
           environment: 'jsdom',
           setupFiles: ['tests/ui/support/setup.ts'],
+          // As in the server project: a worker runs its files in one module graph, so React,
+          // Radix, the syntax highlighter and the app's modules load once per worker. Each file
+          // still gets a fresh jsdom page; support/setup.ts empties the storages after each test.
+          isolate: false,
           execArgv: jsdomExecArgv,
           maxWorkers: workers,
           sequence: { groupOrder: 1 },

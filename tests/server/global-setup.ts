@@ -67,6 +67,9 @@ export async function adminQuery(adminUrl: string, statement: string): Promise<v
 }
 
 export default async function setup() {
+  // The server and server-scale projects name this setup both: one pair of templates serves
+  // the run, made by the first and removed by its teardown.
+  if (process.env[PGLITE_TEMPLATE_ENV]) return;
   const adminUrl = process.env.TEST_DATABASE_URL;
   const template = adminUrl
     ? await createPostgresTemplate(adminUrl).catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';
 import { ApiError } from '../../src/api/client';
 import type { ImageRecord } from '../../src/domain/image-record';
@@ -35,6 +35,8 @@ beforeAll(async () => {
 /** What the app logs (SPEC section 8: a failed image fetch is only logged). */
 const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
 const logged = (text: string) => warn.mock.calls.filter(([first]) => first === text).length;
+// The worker's next file shares this console (the ui project does not isolate files).
+afterAll(() => warn.mockRestore());
 
 const LIST = '/api/images/my-images';
 /**
