@@ -159,20 +159,19 @@ export const chatSendMachine = setup({
   },
   // Stryker restore all
   actors: {
-    // Stryker disable all: a placeholder; the app and every test provide this actor
+    // Stryker disable all: placeholders; the app and every test provide these actors
     createConversation: fromPromise<Conversation, CreateConversationInput>(() =>
       Promise.reject(new Error('createConversation not provided')),
     ),
-    // Stryker restore all
+    stopReply: fromPromise<{ stopped: boolean }, { conversationId: number }>(() =>
+      Promise.reject(new Error('stopReply not provided')),
+    ),
+    // Stryker restore all (a restore needs a node after it: as the object's last line it
+    // would leave the rest of the file unmutated)
     conversationReady,
     chatStream: fromCallback<ChatSendEvent, ChatStreamInput>(({ sendBack }) => {
       sendBack({ type: 'STREAM.ERROR', problem: chatProblem('sendMessage') });
     }),
-    // Stryker disable all: a placeholder; the app and every test provide this actor
-    stopReply: fromPromise<{ stopped: boolean }, { conversationId: number }>(() =>
-      Promise.reject(new Error('stopReply not provided')),
-    ),
-    // Stryker restore all
   },
   actions: {
     notifyError: (_, _params: { problem: Problem }) => {},
