@@ -3,20 +3,20 @@ import { describe, expect, inject, it } from 'vitest';
 import { screenshot, signIn, useBrowser } from './browser';
 
 /**
- * Back, once the page it leaves has loaded. Chromium moves a page between renderer
- * processes on the way between our origin and the sign-in provider's (another port); a Back
- * sent while it is between two is refused with "Not attached to an active page" and never
- * performed, so it is sent again once the page is attached and loaded.
+ * Back, and the page it shows once loaded. Two answers of Chromium's are not failures of
+ * ours: "net::ERR_ABORTED" when the entry went back to redirects at once (the server's
+ * sign-in and callback addresses do), superseding the load Back waited for, and "Not attached
+ * to an active page" when Chromium moves the page between renderer processes on the way
+ * between our origin and the sign-in provider's (another port). Then the page that shows is
+ * waited for and checked as any other; a Back that was never performed only means the next
+ * step goes back from the same entry.
  */
 async function goBack(page: Page): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await page.goBack({ waitUntil: 'load' });
-      return;
-    } catch (error) {
-      if (attempt === 3 || !String(error).includes('Not attached to an active page')) throw error;
-      await page.waitForLoadState('load');
-    }
+  try {
+    await page.goBack({ waitUntil: 'load' });
+  } catch (error) {
+    if (!/net::ERR_ABORTED|Not attached to an active page|frame was detached/.test(String(error))) throw error;
+    await page.waitForLoadState('load');
   }
 }
 
