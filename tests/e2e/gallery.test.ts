@@ -34,6 +34,15 @@ async function thumbnailsMade(page: Page): Promise<void> {
 
 const cards = (page: Page) => page.getByTestId('gallery-card');
 
+/** Waits until the grid shows exactly `count` cards: a new page's cards come after its summary. */
+async function showsCards(page: Page, count: number): Promise<void> {
+  await page.waitForFunction(
+    (count) => document.querySelectorAll('[data-testid="gallery-card"]').length === count,
+    count,
+    { polling: 50 },
+  );
+}
+
 describe('the gallery in Chromium', () => {
   const baseUrl = inject('baseUrl');
   const browser = useBrowser();
@@ -81,8 +90,7 @@ describe('the gallery in Chromium', () => {
     await page.getByLabel('Per page').selectOption('6');
     await page.waitForURL(/limit=6/);
     await page.getByTestId('gallery-pagination').waitFor();
-    await cards(page).nth(5).waitFor();
-    expect(await cards(page).count()).toBe(6);
+    await showsCards(page, 6);
     // Two full rows of three on a wide screen, not four and two (#26).
     const rows = await cards(page).evaluateAll((all) =>
       all.map((card) => Math.round(card.getBoundingClientRect().top)),
@@ -93,15 +101,14 @@ describe('the gallery in Chromium', () => {
     await page.getByRole('button', { name: 'Page 2', exact: true }).click();
     await page.waitForURL(/page=2/);
     await page.getByTestId('gallery-page-of').filter({ hasText: 'Page 2 of 2' }).waitFor();
-    expect(await cards(page).count()).toBe(2);
+    await showsCards(page, 2);
     await page.reload();
     await page.getByTestId('gallery-page-of').filter({ hasText: 'Page 2 of 2' }).waitFor();
-    expect(await cards(page).count()).toBe(2);
+    await showsCards(page, 2);
     await page.goBack();
     await page.getByTestId('gallery-page-of').filter({ hasText: 'Page 1 of 2' }).waitFor();
     // The summary follows the URL at once; the cards come with the page.
-    await cards(page).nth(5).waitFor();
-    expect(await cards(page).count()).toBe(6);
+    await showsCards(page, 6);
 
     // The search box filters the loaded page; "Search all images" asks the server.
     const search = page.getByLabel('Search by prompt');
@@ -116,8 +123,7 @@ describe('the gallery in Chromium', () => {
     expect(await cards(page).first().textContent()).toContain('Picture 1');
     await page.getByRole('button', { name: 'Clear search' }).click();
     await page.getByTestId('gallery-page-of').filter({ hasText: 'Page 1 of 2' }).waitFor();
-    await cards(page).nth(5).waitFor();
-    expect(await cards(page).count()).toBe(6);
+    await showsCards(page, 6);
 
     // The modal: the full image, arrow keys, Copy Prompt.
     await page.getByRole('button', { name: 'View image: A city of glass towers' }).first().click();
