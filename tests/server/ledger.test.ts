@@ -97,4 +97,19 @@ describe.each(testDatabases())('token ledger on $name', (kind) => {
       ).rejects.toThrow(/positive integers/);
     }
   });
+
+  it('changes nothing for a user who is not there: a charge is unauthorised, a credit not found, the balance 0', async () => {
+    const nobody = userId + 1000;
+    await expect(
+      ledger.charge(
+        { userId: nobody, amount: 1, reason: 'generation_charge', idempotencyKey: 'k-nobody' },
+        insufficient,
+      ),
+    ).rejects.toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+    await expect(
+      ledger.credit({ userId: nobody, amount: 1, reason: 'purchase', idempotencyKey: 'k-nobody-credit' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    expect(await ledger.balance(nobody)).toBe(0);
+    expect(await entriesFor(database.db, nobody)).toEqual([]);
+  });
 });
