@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as chatRepo from '../../../server/chat/repository';
 import { chatRequests } from '../../../server/db/schema';
 import { keepAlive, LIVENESS } from '../../../server/jobs/liveness';
@@ -79,7 +79,17 @@ describe.each(testDatabases())('reconcilers and live work on $name', (kind) => {
       },
       30,
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The stale row (10 minutes old) is fresh again once a beat has touched it.
+    await vi.waitFor(
+      async () => {
+        const [row] = await app.database.db
+          .select({ fresh: sql<boolean>`${chatRequests.heartbeatAt} > now() - interval '1 minute'` })
+          .from(chatRequests)
+          .where(eq(chatRequests.id, turn.requestId));
+        expect(row?.fresh).toBe(true);
+      },
+      { timeout: 5000, interval: 20 },
+    );
     stop();
     expect(await app.services.chat.releaseStale()).toBe(0);
     expect(LIVENESS.staleAfterMs).toBeGreaterThanOrEqual(3 * LIVENESS.beatEveryMs);
