@@ -350,3 +350,70 @@ describe('a job in line outlives the instance it was submitted to', () => {
     }
   });
 });
+
+describe('places in line, estimates and progress (docs/architecture.md, "Durable jobs")', () => {
+  it('estimates a job in line by the rounds of slots ahead of it, and a running one by the time it has run', async () => {
+    const provider = heldImageProvider();
+    // A new database: no finished job yet, so a run is taken to last Stability's usual 10 s.
+    const app = await startTestApp(
+      pglite,
+      { JOBS_SLOTS_IMAGES: '2', STARTER_TOKENS: String(STARTER) },
+      {},
+      {
+        providers: { images: provider },
+      },
+    );
+    try {
+      const user = await signedInUser(app, 'estimates@example.com');
+      const other = await signedInUser(app, 'estimates-other@example.com');
+      const jobs: Array<ReturnType<typeof submit>> = [];
+      for (const prompt of ['run a', 'run b']) {
+        jobs.push(submit(app, user, prompt));
+        await jobIdOf(app, user, prompt);
+      }
+      await until(async () => (provider.held.length === 2 ? true : undefined));
+      for (const prompt of ['line 1', 'line 2']) {
+        jobs.push(submit(app, user, prompt));
+        await jobIdOf(app, user, prompt);
+      }
+      jobs.push(submit(app, other, 'line 3'));
+      await jobIdOf(app, other, 'line 3');
+
+      const listed = await app.services.jobs.list(user.id);
+      const startedAt = Date.parse(listed.jobs.find((j) => j.prompt === 'run a')!.startedAt!);
+      const at = async (userId: number, msAfterStart: number) =>
+        (await app.services.jobs.list(userId, new Date(startedAt + msAfterStart))).jobs.map((j) => [
+          j.prompt,
+          j.state,
+          j.position,
+          j.etaSeconds,
+          j.progress,
+        ]);
+      // Places 1 and 2 wait one round of the 2 slots, place 3 two rounds; a running job has
+      // run 4 of its 10 s.
+      const [runA, runB, ...inLine] = await at(user.id, 4_000);
+      expect(inLine).toEqual([
+        ['line 1', 'queued', 1, 10, 0],
+        ['line 2', 'queued', 2, 10, 0],
+      ]);
+      expect(await at(other.id, 4_000)).toEqual([['line 3', 'queued', 3, 20, 0]]);
+      expect(runA).toEqual(['run a', 'running', null, 6, 0.4]);
+      expect(runB?.slice(0, 3)).toEqual(['run b', 'running', null]);
+      // Past its usual time: no time left, and not shown as done before it is.
+      const [late] = await at(user.id, 60_000);
+      expect(late).toEqual(['run a', 'running', null, 0, 0.95]);
+
+      provider.releaseAll();
+      await until(async () => (jobs.every((j) => j.outcome.reply) ? true : (provider.releaseAll(), undefined)));
+      const finished = await app.services.jobs.list(user.id);
+      expect(finished.jobs.map((j) => [j.state, j.position, j.etaSeconds, j.progress])).toEqual(
+        Array.from({ length: 4 }, () => ['completed', null, null, 1]),
+      );
+      expect(finished.jobs.every((j) => j.error === null && j.finishedAt !== null)).toBe(true);
+      expect(finished.jobs.every((j) => j.image?.thumbnailUrl.startsWith(`${app.url}/images/`))).toBe(true);
+    } finally {
+      provider.releaseAll();
+      await app.close();
+    }
+  });
+});
