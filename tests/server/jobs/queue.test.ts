@@ -416,4 +416,38 @@ describe('places in line, estimates and progress (docs/architecture.md, "Durable
       await app.close();
     }
   });
+
+  it('refunds a job that waited in line longer than JOBS_QUEUE_TIMEOUT_MS, once, and leaves younger ones', async () => {
+    // This instance takes no jobs: what it accepts stays in line.
+    const app = await startTestApp(pglite, { JOBS_PER_INSTANCE: '0', JOBS_QUEUE_TIMEOUT_MS: '60000' });
+    try {
+      const user = await signedInUser(app, 'expired@example.com');
+      const waiting = submit(app, user, 'waits too long');
+      const id = await jobIdOf(app, user, 'waits too long');
+      expect(await balance(app, user)).toBe(STARTER - ORIGINAL_COST);
+      const [row] = await app.database.db.select().from(generationRequests).where(eq(generationRequests.id, id));
+      const createdAt = row!.createdAt.getTime();
+      const jobs = app.services.jobs;
+
+      expect(await jobs.reconcile(undefined, new Date(createdAt + 59_000))).toBe(0);
+      expect(await balance(app, user)).toBe(STARTER - ORIGINAL_COST);
+      expect(await jobs.reconcile(undefined, new Date(createdAt + 61_000))).toBe(1);
+      expect(await jobs.reconcile(undefined, new Date(createdAt + 120_000))).toBe(0);
+
+      expect(await balance(app, user)).toBe(STARTER);
+      const entries = await entriesFor(app.database.db, user.id);
+      expect(entries.filter((e) => e.reason === 'generation_refund')).toHaveLength(1);
+      await expectLedgerConsistent(app, user);
+      // The request that waited for it hears that the service could not run it.
+      const reply = await waiting.done;
+      expect(reply.status).toBe(503);
+      expect(reply.body).toMatchObject({ success: false, code: 'SERVICE_UNAVAILABLE' });
+      const listed = await jobs.list(user.id);
+      expect(listed.jobs.map((j) => [j.prompt, j.state, j.error?.code])).toEqual([
+        ['waits too long', 'failed', 'SERVICE_UNAVAILABLE'],
+      ]);
+    } finally {
+      await app.close();
+    }
+  });
 });
