@@ -411,6 +411,13 @@ describe('places in line, estimates and progress (docs/architecture.md, "Durable
       );
       expect(finished.jobs.every((j) => j.error === null && j.finishedAt !== null)).toBe(true);
       expect(finished.jobs.every((j) => j.image?.thumbnailUrl.startsWith(`${app.url}/images/`))).toBe(true);
+      // Finished jobs: newest first, for a day after they finished.
+      const finishedAt = finished.jobs.map((j) => Date.parse(j.finishedAt!));
+      expect(finishedAt).toEqual([...finishedAt].sort((a, b) => b - a));
+      const oldest = Math.min(...finishedAt);
+      const day = 24 * 60 * 60_000;
+      expect((await app.services.jobs.list(user.id, new Date(oldest + day - 1000))).jobs).toHaveLength(4);
+      expect((await app.services.jobs.list(user.id, new Date(Math.max(...finishedAt) + day + 1000))).jobs).toEqual([]);
     } finally {
       provider.releaseAll();
       await app.close();
