@@ -120,6 +120,8 @@ export class JobQueue {
   private stopping = false;
   private pumping = false;
   private pumpAgain = false;
+  /** The claiming loop now running (stop waits for it: a claim may be on its way). */
+  private pumpLoop: Promise<void> = Promise.resolve();
   private unsubscribe?: () => void;
   private timer?: ReturnType<typeof setInterval>;
 
@@ -263,6 +265,8 @@ export class JobQueue {
     this.stopping = true;
     this.unsubscribe?.();
     clearInterval(this.timer);
+    // A claim already sent can still come back with a job: the loop puts it back in line.
+    await this.pumpLoop;
     const settled = Promise.allSettled([...this.running.values()].map((r) => r.done));
     if (graceMs > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -312,11 +316,17 @@ export class JobQueue {
         while (!this.stopping && this.running.size < this.options.perInstance) {
           const job = await repo.claimNext(this.db, this.instanceId, this.options.slots);
           if (!job) break;
+          if (this.stopping) {
+            // Claimed while this instance began to stop: another instance is to run it.
+            await repo.unclaimJob(this.db, job.id, this.instanceId);
+            this.events.bus.publish('jobs', 'line').catch((error) => this.log(error, 'line poke'));
+            break;
+          }
           this.execute(job);
         }
       } while (this.pumpAgain && !this.stopping);
     };
-    loop()
+    this.pumpLoop = loop()
       .catch((error) => this.log(error, 'claiming a job failed'))
       .finally(() => {
         this.pumping = false;

@@ -229,6 +229,25 @@ export async function requestCancel(db: Executor, userId: number, id: number): P
   return rows.length > 0;
 }
 
+/**
+ * A job claimed by an instance that is stopping goes back in line, for any instance to take
+ * (only while it is still PENDING and that instance's: nothing ran it yet).
+ */
+export async function unclaimJob(db: Executor, id: number, instanceId: string): Promise<boolean> {
+  const rows = await db
+    .update(generationRequests)
+    .set({ startedAt: null, claimedBy: null, updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(generationRequests.id, id),
+        eq(generationRequests.status, 'PENDING'),
+        eq(generationRequests.claimedBy, instanceId),
+      ),
+    )
+    .returning({ id: generationRequests.id });
+  return rows.length > 0;
+}
+
 /** A live job shows it is alive (server/jobs/liveness.ts); answers whether its cancel was asked for. */
 export async function beatJob(db: Executor, id: number): Promise<{ cancelRequested: boolean } | undefined> {
   const rows = await db

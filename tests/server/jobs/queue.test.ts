@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generationRequests, users } from '../../../server/db/schema';
 import { entriesFor } from '../../../server/ledger/repository';
@@ -350,6 +350,66 @@ describe('a job in line outlives the instance it was submitted to', () => {
     }
   });
 });
+
+// An instance that begins to stop while its claim of a job is on the way must not leave that
+// job claimed and unrun: another instance would find it only once its heartbeat went stale
+// (a minute), and refund it as abandoned (504) instead of running it. PostgreSQL only: the
+// claim is held on its advisory lock from a second connection, which PGlite does not have.
+describe.each(testDatabases().filter((kind) => kind.name === 'postgres'))(
+  'a stop while a claim is on its way, on $name',
+  (kind) => {
+    it('puts the job it claimed back in line, runs nothing, and has settled everything when it returns', async () => {
+      const provider = heldImageProvider();
+      const app = await startTestApp(
+        kind,
+        { STARTER_TOKENS: String(STARTER) },
+        {},
+        { providers: { images: provider } },
+      );
+      const claimLock = sql`select pg_advisory_xact_lock(280001)`;
+      let unlock!: () => void;
+      const held = new Promise<void>((resolve) => (unlock = resolve));
+      try {
+        const user = await signedInUser(app, 'claimed-at-stop@example.com');
+        let locked!: () => void;
+        const isLocked = new Promise<void>((resolve) => (locked = resolve));
+        const holder = app.database.db.transaction(async (tx) => {
+          await tx.execute(claimLock);
+          locked();
+          await held;
+        });
+        await isLocked;
+        // Its request is cut when the app closes.
+        submit(app, user, 'claimed at stop').done.catch(() => undefined);
+        const id = await jobIdOf(app, user, 'claimed at stop');
+        // The instance's claim waits for the lock.
+        await until(async () => {
+          const { rows } = (await app.database.db.execute(
+            sql`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`,
+          )) as { rows: { n: number }[] };
+          return rows[0]!.n > 0 ? true : undefined;
+        });
+        const stopped = app.services.jobs.stop();
+        unlock();
+        await holder;
+        await stopped;
+        // Taken after the instance's claim has committed (the lock's waiters are served in turn).
+        const row = await app.database.db.transaction(async (tx) => {
+          await tx.execute(claimLock);
+          const [found] = await tx.select().from(generationRequests).where(eq(generationRequests.id, id));
+          return found;
+        });
+        expect(row).toMatchObject({ status: 'PENDING', startedAt: null, claimedBy: null });
+        expect(provider.started).toEqual([]);
+        expect(await balance(app, user)).toBe(STARTER - ORIGINAL_COST);
+      } finally {
+        unlock();
+        provider.releaseAll();
+        await app.close();
+      }
+    });
+  },
+);
 
 describe('places in line, estimates and progress (docs/architecture.md, "Durable jobs")', () => {
   it('estimates a job in line by the rounds of slots ahead of it, and a running one by the time it has run', async () => {
