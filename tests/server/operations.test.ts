@@ -12,6 +12,7 @@ import { ConfigError, parseConfig } from '../../server/config';
 import { openDatabase } from '../../server/db/client';
 import { generationRequests, users } from '../../server/db/schema';
 import { LedgerService } from '../../server/ledger/service';
+import { bundle, type Bundle } from '../support/bundles';
 import { startS3Server, type S3TestServer } from '../support/s3-server';
 import { freePort, locationOf, pglite, signInThroughIdp, startTestApp, testDatabases, type TestApp } from './helpers';
 import { balance, expectLedgerConsistent, getJson, postJson, signedInUser } from './images/support';
@@ -161,9 +162,12 @@ describe('the configuration check', () => {
   });
 
   it('makes the server exit non-zero, listing the problem', async () => {
-    const failure = await run(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    const server = await bundle('server/main.ts');
+    const failure = await run(process.execPath, [server.file], {
       env: { ...process.env, REDIS_URL: 'localhost:6379', S3_BUCKET: 'images' },
-    }).catch((error: { code: number; stderr: string }) => error);
+    })
+      .catch((error: { code: number; stderr: string }) => error)
+      .finally(() => server.remove());
     expect(failure).toMatchObject({ code: 1 });
     const stderr = (failure as { stderr: string }).stderr;
     expect(stderr).toContain('REDIS_URL');
@@ -232,7 +236,9 @@ describe.each(testDatabases())('operator tools on $name', (kind) => {
 describe('npm run admin', () => {
   let dataDir: string;
   let userId: number;
+  let cli: Bundle;
   beforeAll(async () => {
+    cli = await bundle('scripts/admin.ts');
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'admin-cli-'));
     const database = await openDatabase({ kind: 'pglite', dataDir: path.join(dataDir, 'db') });
     const auth = new AuthService(database.db, new LedgerService(database.db), { sessionTtlDays: 1, starterTokens: 50 });
@@ -240,10 +246,14 @@ describe('npm run admin', () => {
     userId = (await auth.signIn(claims, null)).user.id;
     await database.close();
   });
-  afterAll(async () => fs.rm(dataDir, { recursive: true, force: true }));
+  afterAll(async () => {
+    await cli?.remove();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
 
+  // The script `npm run admin` runs, bundled as `npm start` bundles the server.
   const admin = (...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
+    run(process.execPath, [cli.file, ...args], {
       env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
     }).catch((error: { code: number; stdout: string; stderr: string }) => error);
 
