@@ -253,6 +253,48 @@ describe.each(testDatabases())(
       await expectLedgerConsistent(app, user);
     });
 
+    // A refund's notification can overtake the payment's own (or our credit may have failed):
+    // the payment is re-read and credited first, so the refund has tokens to take back, and the
+    // late payment.succeeded credits nothing more.
+    it('item 3: a refund of a payment not yet credited credits it first, then takes back its share, once', async () => {
+      app = await startYookassaApp(kind, fake);
+      const user = await signedInUser(app, 'refund-first@example.com');
+      const { providerId } = await buyTokens(app, user, 1000);
+      fake.decide(providerId, { status: 'succeeded' });
+      expect((await accountOf(app, user)).balance).toBe(50);
+
+      const half = fake.dashboardRefund(providerId, '350.00');
+      expect(await webhook(app, fake.refundNotification(half.id))).toBe(200);
+      const after = await accountOf(app, user);
+      expect(after.balance).toBe(550);
+      // The ledger lists the newest first.
+      expect(after.entries.map((e) => e.delta)).toEqual([-500, 1000, 50]);
+
+      expect(await webhook(app, fake.notification(providerId))).toBe(200);
+      await app.services.payments.reconcile(new Date(Date.now() + 60 * 60_000));
+      expect((await accountOf(app, user)).balance).toBe(550);
+      await expectLedgerConsistent(app, user);
+    });
+
+    it('item 3: with nothing left to take, the refund writes no ledger row and records all of it as not taken back', async () => {
+      app = await startYookassaApp(kind, fake);
+      const user = await signedInUser(app, 'spent-all@example.com');
+      const { paymentId, providerId } = await buyTokens(app, user, 1000);
+      fake.decide(providerId, { status: 'succeeded' });
+      expect(await webhook(app, fake.notification(providerId))).toBe(200);
+      await spend(app, user, 1050);
+
+      const refund = fake.dashboardRefund(providerId, '700.00');
+      expect(await webhook(app, fake.refundNotification(refund.id))).toBe(200);
+      const after = await accountOf(app, user);
+      expect(after.balance).toBe(0);
+      expect(after.entries.filter((e) => e.kind === 'payment_refund')).toEqual([]);
+      expect(await new AdminService(app.database.db, app.services.ledger).unrecoveredRefunds()).toEqual([
+        expect.objectContaining({ refundId: refund.id, paymentId, tokensTaken: 0, tokensUnrecovered: 1000 }),
+      ]);
+      await expectLedgerConsistent(app, user);
+    });
+
     it('item 3: what was already spent is not taken (the balance never goes negative) and the admin tool lists it', async () => {
       app = await startYookassaApp(kind, fake);
       const user = await signedInUser(app, 'spent-it@example.com');
