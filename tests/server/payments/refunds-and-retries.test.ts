@@ -247,6 +247,14 @@ describe.each(testDatabases())(
       expect(after.balance).toBe(50);
       const takes = after.entries.filter((e) => e.kind === 'payment_refund');
       expect(takes.map((e) => e.delta)).toEqual([-500, -500]);
+      // For the operator, each take-back names the payment its tokens were credited for.
+      const { entries } = await new AdminService(app.database.db, app.services.ledger).ledgerOf(String(user.id));
+      const credit = entries.find((e) => e.delta === 1000);
+      expect(credit?.reference).toMatch(/^payment:/);
+      expect(entries.filter((e) => e.reason === 'payment_refund').map((e) => e.reference)).toEqual([
+        credit?.reference,
+        credit?.reference,
+      ]);
       const row = (await historyOf(app, user)).find((p) => p.id === paymentId);
       expect(row?.refund).toEqual({ status: 'succeeded', amount: '700.00' });
       expect(await new AdminService(app.database.db, app.services.ledger).unrecoveredRefunds()).toEqual([]);
@@ -293,6 +301,31 @@ describe.each(testDatabases())(
         expect.objectContaining({ refundId: refund.id, paymentId, tokensTaken: 0, tokensUnrecovered: 1000 }),
       ]);
       await expectLedgerConsistent(app, user);
+    });
+
+    // YooKassa delivers a notification again until it is answered 200 (its webhook reference):
+    // one that cannot be settled now must not be acknowledged, and one about nothing of ours must.
+    it('item 3: a refund notification YooKassa cannot confirm now is answered 503 and settled when delivered again', async () => {
+      app = await startYookassaApp(kind, fake);
+      const user = await signedInUser(app, 'refund-later@example.com');
+      const { providerId } = await buyTokens(app, user, 1000);
+      fake.decide(providerId, { status: 'succeeded' });
+      expect(await webhook(app, fake.notification(providerId))).toBe(200);
+      const refund = fake.dashboardRefund(providerId, '700.00');
+
+      // Every attempt at re-reading the refund (the first and YOOKASSA_RETRIES=3 more) fails.
+      fake.failures.push(...Array.from({ length: 4 }, () => ({ kind: 'error' as const, status: 500 })));
+      expect(await webhook(app, fake.refundNotification(refund.id))).toBe(503);
+      expect((await accountOf(app, user)).balance).toBe(1050);
+
+      expect(await webhook(app, fake.refundNotification(refund.id))).toBe(200);
+      expect((await accountOf(app, user)).balance).toBe(50);
+      await expectLedgerConsistent(app, user);
+
+      // A refund of a payment that is not ours (another shop's, or one we never stored).
+      const stranger = fake.dashboardRefund('2f3b0c1e-000f-5000-8000-1b2c3d4e5f60', '10.00');
+      expect(await webhook(app, fake.refundNotification(stranger.id))).toBe(200);
+      expect((await accountOf(app, user)).balance).toBe(50);
     });
 
     it('item 3: what was already spent is not taken (the balance never goes negative) and the admin tool lists it', async () => {
