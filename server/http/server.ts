@@ -79,7 +79,15 @@ export function createServer(config: Config, logStream?: { write(line: string): 
     void defaultJsonParser(request, text, done);
   });
   let cutTimer: NodeJS.Timeout | undefined;
+  let closing = false;
+  // A request answered while the server closes ends its connection (RFC 9112, 9.6): a
+  // keep-alive client or balancer would otherwise hold the socket open, and the close would
+  // wait for the cut below although every request had been answered.
+  server.addHook('onSend', async (_request, reply) => {
+    if (closing) void reply.header('connection', 'close');
+  });
   server.addHook('preClose', async () => {
+    closing = true;
     const cut = () => server.server.closeAllConnections();
     if (config.SHUTDOWN_GRACE_MS <= 0) cut();
     else {
