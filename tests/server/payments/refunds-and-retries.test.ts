@@ -1,6 +1,8 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { paymentSchema, subscriptionResponseSchema } from '../../../src/domain/billing';
 import { AdminService } from '../../../server/admin/service';
+import { payments } from '../../../server/db/schema';
 import { testDatabases, type TestApp } from '../helpers';
 import { expectLedgerConsistent, getJson, postJson, signedInUser, type TestUser } from '../images/support';
 import { FakeYookassa } from '../providers/payments/fake-yookassa';
@@ -207,6 +209,13 @@ describe.each(testDatabases())(
       // Done: nothing more is asked.
       await app.services.payments.reconcile(later(45));
       expect(refundPosts()).toHaveLength(2);
+      // A stop between storing the succeeded refund and marking the payment refunded: the next
+      // run only marks it, and gives the customer nothing a second time.
+      await app.database.db.update(payments).set({ refundedAt: null }).where(eq(payments.id, paymentId));
+      await app.services.payments.reconcile(later(60));
+      expect(refundPosts()).toHaveLength(2);
+      const [marked] = await app.database.db.select().from(payments).where(eq(payments.id, paymentId));
+      expect(marked?.refundedAt).not.toBeNull();
       // The refund of a card check takes no tokens.
       const after = await accountOf(app, user);
       expect(after.balance).toBe(1050);
