@@ -5,10 +5,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { bundle, type Bundle } from './bundles';
 
 /**
  * Real app instances, each its own process running server/main.ts in production mode (the
- * code `npm start` bundles; here through tsx), on one PostgreSQL, one Redis and one S3 server.
+ * bundle `npm start` runs, built once per test process), on one PostgreSQL, one Redis and one S3 server.
  */
 export interface Instance {
   name: string;
@@ -32,11 +33,25 @@ export async function freeLoopbackPort(): Promise<number> {
   });
 }
 
+let server: Promise<Bundle> | undefined;
+
+async function serverBundle(): Promise<string> {
+  server ??= bundle('server/main.ts');
+  return (await server).file;
+}
+
+/** Removes the server bundle the instances of this test process ran. */
+export async function removeServerBundle(): Promise<void> {
+  const built = server;
+  server = undefined;
+  await (await built)?.remove();
+}
+
 export async function startInstance(name: string, env: Record<string, string>): Promise<Instance> {
   const port = await freeLoopbackPort();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), `instance-${name}-`));
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const child = spawn(process.execPath, [await serverBundle()], {
     env: {
       ...process.env,
       NODE_ENV: 'production',

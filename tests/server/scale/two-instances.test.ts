@@ -8,7 +8,7 @@ import { AdminService } from '../../../server/admin/service';
 import { openDatabase, type Database } from '../../../server/db/client';
 import { chatRequests, generationRequests, users } from '../../../server/db/schema';
 import { LedgerService } from '../../../server/ledger/service';
-import { createPostgresDatabase, startInstance, type Instance } from '../../support/instances';
+import { createPostgresDatabase, removeServerBundle, startInstance, type Instance } from '../../support/instances';
 import { startS3Server, type S3TestServer } from '../../support/s3-server';
 import { type CookieJar, requirePostgres, requireRedis, signInThroughIdp, step } from '../helpers';
 
@@ -88,6 +88,7 @@ describe('two instances on one PostgreSQL, Redis and S3 server', async () => {
 
   afterAll(async () => {
     await Promise.all([a?.stop('SIGKILL'), b?.stop('SIGKILL')]);
+    await removeServerBundle();
     await db?.close();
     await database?.drop();
     await s3?.stop();
