@@ -10,21 +10,26 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const stampFile = path.join('node_modules', '.cache', 'lint', 'clean-tree');
-const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
-  encoding: 'utf8',
-  maxBuffer: 64 * 1024 * 1024,
-})
-  .split('\0')
-  .filter(Boolean)
-  .sort();
-const hash = createHash('sha256');
-for (const file of files) {
-  hash.update(file).update('\0');
-  // A file git lists but the tree no longer has (deleted, not yet staged) counts as empty.
-  if (fs.existsSync(file)) hash.update(fs.readFileSync(file));
-  hash.update('\0');
+
+/** A digest of every file git sees, tracked or new, by path and content. */
+function treeKey() {
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  })
+    .split('\0')
+    .filter(Boolean)
+    .sort();
+  const hash = createHash('sha256');
+  for (const file of files) {
+    hash.update(file).update('\0');
+    // A file git lists but the tree no longer has (deleted, not yet staged) counts as empty.
+    if (fs.existsSync(file)) hash.update(fs.readFileSync(file));
+    hash.update('\0');
+  }
+  return hash.digest('hex');
 }
-const key = hash.digest('hex');
+const key = treeKey();
 
 // Extra arguments (--fix, a file) run ESLint as asked, without the key.
 const args = process.argv.slice(2);
@@ -39,7 +44,8 @@ try {
 } catch {
   process.exit(1);
 }
-if (args.length === 0) {
+// A file changed while ESLint ran: what it read is not known to be the tree of `key`.
+if (args.length === 0 && treeKey() === key) {
   fs.mkdirSync(path.dirname(stampFile), { recursive: true });
   fs.writeFileSync(stampFile, key);
 }
