@@ -49,6 +49,15 @@ describe.each(testDatabases())(
       fake.failures.length = 0;
     });
 
+    /** A user who bought 1000 tokens, paid and credited (a balance of 1050 with the signup's 50). */
+    async function creditedBuyer(app: TestApp, email: string) {
+      const user = await signedInUser(app, email);
+      const { paymentId, providerId } = await buyTokens(app, user, 1000);
+      fake.decide(providerId, { status: 'succeeded' });
+      expect(await webhook(app, fake.notification(providerId))).toBe(200);
+      return { user, paymentId, providerId };
+    }
+
     // Item 11: "Four tabs (or four double clicks) gave 4,000 tokens for 0 RUB."
     it('item 11: four pro subscribe clicks open one 1 RUB card check; paying everything grants the trial once', async () => {
       app = await startYookassaApp(kind, fake);
@@ -226,10 +235,7 @@ describe.each(testDatabases())(
     // Item 3: "A purchase refunded from the shop's dashboard leaves the tokens credited".
     it('item 3: refund.succeeded from the dashboard takes back the tokens, once, with a ledger row', async () => {
       app = await startYookassaApp(kind, fake);
-      const user = await signedInUser(app, 'refunded-buyer@example.com');
-      const { paymentId, providerId } = await buyTokens(app, user, 1000);
-      fake.decide(providerId, { status: 'succeeded' });
-      expect(await webhook(app, fake.notification(providerId))).toBe(200);
+      const { user, paymentId, providerId } = await creditedBuyer(app, 'refunded-buyer@example.com');
       const before = await accountOf(app, user);
       expect(before.balance).toBe(1050);
 
@@ -295,10 +301,7 @@ describe.each(testDatabases())(
 
     it('item 3: with nothing left to take, the refund writes no ledger row and records all of it as not taken back', async () => {
       app = await startYookassaApp(kind, fake);
-      const user = await signedInUser(app, 'spent-all@example.com');
-      const { paymentId, providerId } = await buyTokens(app, user, 1000);
-      fake.decide(providerId, { status: 'succeeded' });
-      expect(await webhook(app, fake.notification(providerId))).toBe(200);
+      const { user, paymentId, providerId } = await creditedBuyer(app, 'spent-all@example.com');
       await spend(app, user, 1050);
 
       const refund = fake.dashboardRefund(providerId, '700.00');
@@ -316,10 +319,7 @@ describe.each(testDatabases())(
     // one that cannot be settled now must not be acknowledged, and one about nothing of ours must.
     it('item 3: a refund notification YooKassa cannot confirm now is answered 503 and settled when delivered again', async () => {
       app = await startYookassaApp(kind, fake);
-      const user = await signedInUser(app, 'refund-later@example.com');
-      const { providerId } = await buyTokens(app, user, 1000);
-      fake.decide(providerId, { status: 'succeeded' });
-      expect(await webhook(app, fake.notification(providerId))).toBe(200);
+      const { user, providerId } = await creditedBuyer(app, 'refund-later@example.com');
       const refund = fake.dashboardRefund(providerId, '700.00');
 
       // Every attempt at re-reading the refund (the first and YOOKASSA_RETRIES=3 more) fails.
@@ -339,10 +339,7 @@ describe.each(testDatabases())(
 
     it('item 3: what was already spent is not taken (the balance never goes negative) and the admin tool lists it', async () => {
       app = await startYookassaApp(kind, fake);
-      const user = await signedInUser(app, 'spent-it@example.com');
-      const { paymentId, providerId } = await buyTokens(app, user, 1000);
-      fake.decide(providerId, { status: 'succeeded' });
-      expect(await webhook(app, fake.notification(providerId))).toBe(200);
+      const { user, paymentId, providerId } = await creditedBuyer(app, 'spent-it@example.com');
       await spend(app, user, 900);
       expect((await accountOf(app, user)).balance).toBe(150);
 
