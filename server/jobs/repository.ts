@@ -125,7 +125,7 @@ export async function claimNext(
 }
 
 /** An arbitrary constant that names the claim lock among the database's advisory locks. */
-const JOB_CLAIM_LOCK = 280_001;
+export const JOB_CLAIM_LOCK = 280_001;
 
 /**
  * The image row and COMPLETED in one atomic statement, the image only if the job was
@@ -233,8 +233,8 @@ export async function requestCancel(db: Executor, userId: number, id: number): P
  * A job claimed by an instance that is stopping goes back in line, for any instance to take
  * (only while it is still PENDING and that instance's: nothing ran it yet).
  */
-export async function unclaimJob(db: Executor, id: number, instanceId: string): Promise<boolean> {
-  const rows = await db
+export async function unclaimJob(db: Executor, id: number, instanceId: string): Promise<void> {
+  await db
     .update(generationRequests)
     .set({ startedAt: null, claimedBy: null, updatedAt: sql`now()` })
     .where(
@@ -243,9 +243,7 @@ export async function unclaimJob(db: Executor, id: number, instanceId: string): 
         eq(generationRequests.status, 'PENDING'),
         eq(generationRequests.claimedBy, instanceId),
       ),
-    )
-    .returning({ id: generationRequests.id });
-  return rows.length > 0;
+    );
 }
 
 /** A live job shows it is alive (server/jobs/liveness.ts); answers whether its cancel was asked for. */

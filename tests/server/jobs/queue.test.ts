@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generationRequests, users } from '../../../server/db/schema';
+import { JOB_CLAIM_LOCK } from '../../../server/jobs/repository';
 import { entriesFor } from '../../../server/ledger/repository';
 import { localBus } from '../../../server/events/bus';
 import type { Database } from '../../../server/db/client';
@@ -366,7 +367,7 @@ describe.each(testDatabases().filter((kind) => kind.name === 'postgres'))(
         {},
         { providers: { images: provider } },
       );
-      const claimLock = sql`select pg_advisory_xact_lock(280001)`;
+      const claimLock = sql`select pg_advisory_xact_lock(${JOB_CLAIM_LOCK})`;
       let unlock!: () => void;
       const held = new Promise<void>((resolve) => (unlock = resolve));
       try {
