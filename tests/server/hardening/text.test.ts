@@ -29,14 +29,20 @@ describe.each(testDatabases())('stored text on $name', (kind) => {
   it('refuses control characters in prompts and negative prompts with 400 INVALID_TEXT, charging nothing', async () => {
     const before = await balance(app, user);
     for (const value of CONTROL_VALUES) {
-      for (const body of [
-        { prompt: value, aspect_ratio: '1:1' },
-        { prompt: `a cat ${value}`, aspect_ratio: '1:1' },
-        { prompt: 'a cat', negative_prompt: value, aspect_ratio: '1:1' },
-      ]) {
+      for (const [field, body] of [
+        ['prompt', { prompt: value, aspect_ratio: '1:1' }],
+        ['prompt', { prompt: `a cat ${value}`, aspect_ratio: '1:1' }],
+        ['negative_prompt', { prompt: 'a cat', negative_prompt: value, aspect_ratio: '1:1' }],
+      ] as const) {
         const response = await postJson(app, user, '/api/stability-core/generate', body);
         expect(response.status, JSON.stringify(body)).toBe(400);
-        expect(response.body).toMatchObject({ success: false, code: 'INVALID_TEXT' });
+        // The field named, so the form marks the one to correct.
+        expect(response.body).toMatchObject({
+          success: false,
+          code: 'INVALID_TEXT',
+          message: 'Text contains characters that are not allowed',
+          details: { field },
+        });
       }
     }
     expect(await balance(app, user)).toBe(before);

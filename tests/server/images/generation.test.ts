@@ -154,6 +154,83 @@ describe.each(testDatabases())('image generation against Stability on $name', (k
     },
   );
 
+  it('keeps what the form sent, model by model: what Stability gets, the request row and the record', async () => {
+    const user = await newUser();
+    const prompt = 'a lighthouse at dusk';
+    const cases = [
+      {
+        // SDXL v1 takes a size, steps 30 and cfg 7 (DESIGN), a style and a negative prompt.
+        model: 'original',
+        body: { prompt, width: 1152, height: 896, seed: 42, negative_prompt: 'fog', style_preset: 'photographic' },
+        request: { steps: 30, cfgScale: 7, stylePreset: 'photographic', negativePrompt: 'fog' },
+        record: { steps: 30, cfgScale: 7, stylePreset: 'photographic', negativePrompt: 'fog', aspectRatio: null },
+        sent: { style_preset: 'photographic', negative: 'fog' },
+      },
+      {
+        // 'none' is the form's "no style"; a blank negative prompt is no negative prompt.
+        model: 'core',
+        body: { prompt, aspect_ratio: '3:2', style_preset: 'none', negative_prompt: '   ' },
+        request: { steps: 0, cfgScale: null, stylePreset: null, negativePrompt: null },
+        record: { steps: null, cfgScale: null, stylePreset: null, negativePrompt: null, aspectRatio: '3:2' },
+        sent: {},
+      },
+      {
+        model: 'sd3',
+        body: { prompt, aspect_ratio: '2:3', model: 'sd3.5-medium', negative_prompt: 'rain' },
+        request: { steps: 0, cfgScale: null, stylePreset: null, negativePrompt: 'rain' },
+        record: { steps: null, cfgScale: null, stylePreset: null, negativePrompt: 'rain', aspectRatio: '2:3' },
+        sent: { model: 'sd3.5-medium', negative: 'rain' },
+      },
+      {
+        // Ultra has no style presets and no model variants: neither is kept.
+        model: 'ultra',
+        body: { prompt, aspect_ratio: '16:9', style_preset: 'anime', model: 'sd3.5-medium' },
+        request: { steps: 0, cfgScale: null, stylePreset: null, negativePrompt: null },
+        record: { steps: null, cfgScale: null, stylePreset: null, negativePrompt: null, aspectRatio: '16:9' },
+        sent: {},
+      },
+    ] as const;
+    for (const { model, body, request, record, sent } of cases) {
+      const reply = await postJson(app, user, IMAGE_MODELS[model].endpoint, body);
+      expect(reply.status, `${model}: ${JSON.stringify(reply.body)}`).toBe(200);
+      const image = reply.body.data as Record<string, unknown>;
+      expect(image, model).toMatchObject({
+        ...record,
+        model,
+        modelVariant: model === 'sd3' ? 'sd3.5-medium' : null,
+      });
+
+      const call = fake.requests.at(-1);
+      if (model === 'original') {
+        const json = call?.json as { text_prompts: unknown; style_preset?: string; seed?: number };
+        expect(json.text_prompts).toEqual([
+          { text: prompt, weight: 1 },
+          { text: sent.negative, weight: -1 },
+        ]);
+        expect(json).toMatchObject({ style_preset: sent.style_preset, seed: 42, width: 1152, height: 896 });
+      } else {
+        const fields = call?.fields ?? {};
+        expect(fields.negative_prompt, model).toBe('negative' in sent ? sent.negative : undefined);
+        expect(fields.style_preset, model).toBeUndefined();
+        expect(fields.model, model).toBe(model === 'sd3' ? sent.model : undefined);
+        expect(fields.aspect_ratio, model).toBe(body.aspect_ratio);
+      }
+
+      const row = (await requestsOf(app, user)).at(-1);
+      // The request row keeps the size asked for: the size Stability delivers for the ratio.
+      expect(row, model).toMatchObject({
+        ...request,
+        model,
+        prompt,
+        samples: 1,
+        status: 'COMPLETED',
+        width: image.width,
+        height: image.height,
+      });
+    }
+    await expectLedgerConsistent(app, user);
+  });
+
   const failures: Array<{
     name: string;
     model: ImageModelId;

@@ -195,6 +195,8 @@ describe.each(testDatabases())('image requests on $name (offline renderer)', (ki
       success: false,
       code: 'INSUFFICIENT_TOKENS',
       message: 'Insufficient tokens. Need 16 tokens but only have 2',
+      // DESIGN "Errors": a refused charge states the cost and the current balance.
+      details: { balance: 2, cost: 16 },
     });
     expect(await balance(app, poor)).toBe(2);
     expect((await requestsOf(app, poor)).map((r) => r.status)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED']);
