@@ -1,3 +1,5 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -201,6 +203,72 @@ describe.each(testDatabases())('portraits on $name (offline engine)', (kind) => 
     expect(await balance(app, user)).toBe(2);
     expect((await requestsOf(app, user)).length).toBe(4);
     await expectLedgerConsistent(app, user);
+  });
+
+  it('makes a portrait with exactly 12 tokens left, down to 0', async () => {
+    const user = await newUser();
+    await app.services.ledger.charge(
+      { userId: user.id, amount: 38, reason: 'generation_charge', idempotencyKey: `spend-to-12-${kind.name}` },
+      () => 'x',
+    );
+    const result = await postPortrait(app, user, {
+      fields: { prompt: PROMPT },
+      files: [{ bytes: photo, name: 'a.jpg' }],
+    });
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    expect(result.body).toMatchObject({ tokens: { charged: 12 }, balanceAfter: 0 });
+    expect(await balance(app, user)).toBe(0);
+    await expectLedgerConsistent(app, user);
+  });
+
+  it('checks the photo before the balance: a user who cannot pay still hears what is wrong with the file', async () => {
+    const user = await newUser();
+    await app.services.ledger.charge(
+      { userId: user.id, amount: 45, reason: 'generation_charge', idempotencyKey: `spend-to-5-${kind.name}` },
+      () => 'x',
+    );
+    const text = await postPortrait(app, user, {
+      fields: { prompt: PROMPT },
+      files: [{ bytes: Buffer.from('not a picture at all\n'.repeat(50)), name: 'face.jpg', type: 'image/jpeg' }],
+    });
+    expect(text).toMatchObject({ status: 415, body: { code: 'UPLOAD_UNSUPPORTED_TYPE' } });
+    const big = Buffer.alloc(11 * 1024 * 1024);
+    photo.copy(big);
+    const tooBig = await postPortrait(app, user, {
+      fields: { prompt: PROMPT },
+      files: [{ bytes: big, name: 'b.jpg' }],
+    });
+    expect(tooBig).toMatchObject({ status: 413, body: { code: 'UPLOAD_TOO_LARGE' } });
+    // A photo that is fine meets the balance check.
+    const fine = await postPortrait(app, user, {
+      fields: { prompt: PROMPT },
+      files: [{ bytes: photo, name: 'a.jpg' }],
+    });
+    expect(fine).toMatchObject({
+      status: 402,
+      body: { code: 'INSUFFICIENT_TOKENS', details: { balance: 5, cost: 12 } },
+    });
+    expect(await balance(app, user)).toBe(5);
+    expect(await requestsOf(app, user)).toEqual([]);
+  });
+
+  it('refuses, free, a reference to an own image whose file is gone from the store', async () => {
+    const user = await newUser();
+    const first = await postPortrait(app, user, {
+      fields: { prompt: PROMPT },
+      files: [{ bytes: photo, name: 'me.jpg' }],
+    });
+    expect(first.status).toBe(200);
+    const [image] = await imagesOf(app, user);
+    await app.services.thumbnails.drain();
+    await fs.rm(path.join(app.config.imagesDir, image!.fileName));
+    const refused = await postPortrait(app, user, { fields: { prompt: PROMPT, user_image: String(image!.id) } });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { code: 'PHOTO_REFERENCE_INVALID', message: 'The photo must be one of your own images' },
+    });
+    expect(await balance(app, user)).toBe(50 - 12);
+    expect(await requestsOf(app, user)).toHaveLength(1);
   });
 
   describe('refuses every bad input with a clear 4xx, charging and storing nothing', () => {
