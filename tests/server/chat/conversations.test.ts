@@ -80,6 +80,16 @@ describe.each(testDatabases())('conversations and the offline assistant on $name
     await expectLedgerConsistent(app, anna.id);
   });
 
+  it('names a conversation with a blank title New Chat, and trims a title of its spaces', async () => {
+    const titles: string[] = [];
+    for (const title of ['   ', '  Trip plans  ']) {
+      const created = await post(app, boris, '/llm/conversations', { title });
+      expect(created.status).toBe(201);
+      titles.push(((await created.json()) as { data: { title: string } }).data.title);
+    }
+    expect(titles).toEqual(['New Chat', 'Trip plans']);
+  });
+
   it("answers 404 for another user's conversation and touches nothing", async () => {
     const id = await newConversation(app, anna, 'Private');
     const before = await countsFor(app, boris.id);

@@ -4,6 +4,7 @@ import { eq } from 'drizzle-orm';
 import { chatRequests, messages } from '../../../server/db/schema';
 import { countMessageTokens, countTokens, promptTokensBound } from '../../../server/providers/chat/tokens';
 import { worstCaseCost } from '../../../src/domain/chat';
+import { replyEventSchema, STREAM_EVENTS, type ReplyEvent } from '../../../src/domain/jobs';
 import { createSseLineParser, encodeSseData, SSE_DONE, type SseLineEvent } from '../../../src/domain/sse';
 import { registry } from '../../../server/metrics';
 import { INSUFFICIENT_QUOTA, startFakeOpenAi, type FakeOpenAi } from '../providers/chat/fake-openai';
@@ -388,11 +389,11 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
 
   // Issue #28: a reply in progress goes on when its page disconnects, and can be followed
   // from another tab; Stop, from any tab, ends it on the server.
-  const openStream = async (id: number, message: string) => {
+  const openStream = async (id: number, message: string, person: Person = anna) => {
     const controller = new AbortController();
     const response = await fetch(`${app.url}/llm/conversations/${id}/stream`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', origin: app.url, cookie: anna.jar.header() },
+      headers: { 'content-type': 'application/json', origin: app.url, cookie: person.jar.header() },
       body: JSON.stringify(body(message)),
       signal: controller.signal,
     });
@@ -514,6 +515,98 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
     // Nothing in progress any more: Stop says so.
     const again = await post(app, anna, `/llm/conversations/${id}/stop`, {});
     expect(((await again.json()) as { data: { stopped: boolean } }).data.stopped).toBe(false);
+  });
+
+  /** The `reply` events in the person's log after `afterId` (what their other tabs hear). */
+  async function replyEvents(personId: number, afterId: number): Promise<ReplyEvent[]> {
+    const events = await app.services.events.after(personId, afterId);
+    return events.filter((event) => event.type === STREAM_EVENTS.reply).map((event) => event.data as ReplyEvent);
+  }
+
+  it("tells the person's other tabs the reply as it is written, then its end with the stored message and balance", async () => {
+    const reply = 'y '.repeat(150);
+    fake.setBehaviour({ usage: 'never', reply, chunkSize: 2, chunkDelayMs: 10 });
+    const tabs = await signInPerson(app, `tabs-${kind.name}@example.com`, 1000);
+    const id = await newConversation(app, tabs);
+    const from = await app.services.events.latestId(tabs.id);
+
+    const result = await stream(app, tabs, id, body('Talk a while'));
+    expect(result.status).toBe(200);
+
+    const events = await replyEvents(tabs.id, from);
+    const request = await lastRequestOf(app, tabs.id);
+    for (const event of events) {
+      expect(replyEventSchema.parse(event)).toMatchObject({
+        conversationId: id,
+        requestId: request!.id,
+        model: 'gpt-4o',
+      });
+    }
+    // The text so far, a few times a second, each the whole text up to then (replyEventSchema).
+    const progress = events.slice(0, -1);
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    for (const [i, event] of progress.entries()) {
+      expect(event.done).toBe(false);
+      expect(event.message).toBeUndefined();
+      expect(event.balance).toBeUndefined();
+      expect(event.content.length).toBeGreaterThan(0);
+      expect(reply.startsWith(event.content)).toBe(true);
+      if (i > 0) expect(event.content.length).toBeGreaterThan(progress[i - 1]!.content.length);
+    }
+    // The last: the whole reply, the stored message and the balance after the charge.
+    const saved = await app.database.db.select().from(messages).where(eq(messages.conversationId, id));
+    const assistant = saved.find((m) => m.role === 'assistant')!;
+    expect(events.at(-1)).toEqual({
+      conversationId: id,
+      requestId: request!.id,
+      model: 'gpt-4o',
+      content: reply,
+      done: true,
+      message: {
+        id: assistant.id,
+        role: 'assistant',
+        content: reply,
+        model: 'gpt-4o',
+        tokensUsed: assistant.tokensUsed,
+        createdAt: assistant.createdAt.toISOString(),
+      },
+      balance: await balanceOf(app, tabs.id),
+    });
+  });
+
+  it('a reply stopped before its first word ends, for the other tabs, with no message and the whole balance', async () => {
+    fake.setBehaviour({ firstChunkDelayMs: 1500 });
+    const quiet = await signInPerson(app, `quiet-${kind.name}@example.com`, 1000);
+    const id = await newConversation(app, quiet);
+    const from = await app.services.events.latestId(quiet.id);
+    const before = await balanceOf(app, quiet.id);
+    const requestsBefore = fake.requests.length;
+    const opened = await openStream(id, 'Never mind', quiet);
+    await fake.waitForRequests(requestsBefore + 1);
+    opened.controller.abort();
+    const last = await until(async () => (await replyEvents(quiet.id, from)).find((event) => event.done));
+    expect(last).toMatchObject({ conversationId: id, content: '', done: true, balance: before });
+    expect(last.message).toBeUndefined();
+  });
+
+  it("answers Stop on another person's conversation with 404 and stops nothing", async () => {
+    fake.setBehaviour({ usage: 'never', reply: 'z '.repeat(200), chunkSize: 2, chunkDelayMs: 20 });
+    const id = await newConversation(app, anna);
+    const opened = await openStream(id, 'Talk a lot');
+    await opened.readUntil(3);
+    const stranger = await signInPerson(app, `stranger-stop-${kind.name}@example.com`, 1000);
+    const refused = await post(app, stranger, `/llm/conversations/${id}/stop`, {});
+    expect(refused.status).toBe(404);
+    expect(await refused.json()).toMatchObject({
+      success: false,
+      code: 'NOT_FOUND',
+      message: 'Conversation not found',
+    });
+    // Anna's reply goes on to its end, whole.
+    const whole = await opened.readToEnd();
+    expect(whole).toContain('data: [DONE]');
+    const saved = await app.database.db.select().from(messages).where(eq(messages.conversationId, id));
+    expect(saved.find((m) => m.role === 'assistant')?.content).toBe('z '.repeat(200));
   });
 
   it('answers the non-streaming calls with the whole reply and the same billing fields', async () => {
