@@ -269,6 +269,8 @@ describe.each(testDatabases())('portraits on $name (offline engine)', (kind) => 
     });
     expect(await balance(app, user)).toBe(50 - 12);
     expect(await requestsOf(app, user)).toHaveLength(1);
+    // The store and the rows agree again for the tests after this one.
+    await app.services.images.deleteImage(user.id, image!.id);
   });
 
   describe('refuses every bad input with a clear 4xx, charging and storing nothing', () => {
