@@ -530,8 +530,10 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
     const id = await newConversation(app, tabs);
     const from = await app.services.events.latestId(tabs.id);
 
+    const started = Date.now();
     const result = await stream(app, tabs, id, body('Talk a while'));
     expect(result.status).toBe(200);
+    const elapsed = Date.now() - started;
 
     const events = await replyEvents(tabs.id, from);
     const request = await lastRequestOf(app, tabs.id);
@@ -545,6 +547,9 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
     // The text so far, a few times a second, each the whole text up to then (replyEventSchema).
     const progress = events.slice(0, -1);
     expect(progress.length).toBeGreaterThanOrEqual(2);
+    // At most one every 250 ms (docs/architecture.md "Chat replies that outlive their page"):
+    // 150 chunks are not 150 writes.
+    expect(progress.length).toBeLessThanOrEqual(Math.floor(elapsed / 250) + 1);
     for (const [i, event] of progress.entries()) {
       expect(event.done).toBe(false);
       expect(event.message).toBeUndefined();
