@@ -67,6 +67,16 @@ describe.each(testDatabases())('portraits on $name (offline engine)', (kind) => 
   });
 
   const newUser = () => signedInUser(app, `portrait-${kind.name}-${(logins += 1)}@example.com`);
+  /** A new user who has spent the signup bonus down to `left` tokens (a ledger charge). */
+  const userWith = async (left: number) => {
+    const user = await newUser();
+    const amount = (await balance(app, user)) - left;
+    await app.services.ledger.charge(
+      { userId: user.id, amount, reason: 'generation_charge', idempotencyKey: `spend-${kind.name}-${user.id}` },
+      () => 'x',
+    );
+    return user;
+  };
 
   it('makes a portrait from an upload, charges 12 and lists it in my-images', async () => {
     const user = await newUser();
@@ -206,11 +216,7 @@ describe.each(testDatabases())('portraits on $name (offline engine)', (kind) => 
   });
 
   it('makes a portrait with exactly 12 tokens left, down to 0', async () => {
-    const user = await newUser();
-    await app.services.ledger.charge(
-      { userId: user.id, amount: 38, reason: 'generation_charge', idempotencyKey: `spend-to-12-${kind.name}` },
-      () => 'x',
-    );
+    const user = await userWith(12);
     const result = await postPortrait(app, user, {
       fields: { prompt: PROMPT },
       files: [{ bytes: photo, name: 'a.jpg' }],
@@ -222,11 +228,7 @@ describe.each(testDatabases())('portraits on $name (offline engine)', (kind) => 
   });
 
   it('checks the photo before the balance: a user who cannot pay still hears what is wrong with the file', async () => {
-    const user = await newUser();
-    await app.services.ledger.charge(
-      { userId: user.id, amount: 45, reason: 'generation_charge', idempotencyKey: `spend-to-5-${kind.name}` },
-      () => 'x',
-    );
+    const user = await userWith(5);
     const text = await postPortrait(app, user, {
       fields: { prompt: PROMPT },
       files: [{ bytes: Buffer.from('not a picture at all\n'.repeat(50)), name: 'face.jpg', type: 'image/jpeg' }],
