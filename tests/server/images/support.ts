@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
@@ -36,6 +37,14 @@ export async function getJson(app: TestApp, user: TestUser | undefined, path: st
 
 export async function balance(app: TestApp, user: TestUser): Promise<number> {
   return (await balanceOf(app.database.db, user.id)) ?? -1;
+}
+
+/** Spends `tokens` of the user's balance, as a generation would (one ledger charge). */
+export async function spend(app: TestApp, user: { id: number }, tokens: number): Promise<void> {
+  await app.services.ledger.charge(
+    { userId: user.id, amount: tokens, reason: 'generation_charge', idempotencyKey: `test:${randomUUID()}` },
+    () => 'insufficient',
+  );
 }
 
 /** The ledger invariant: the entries sum to the balance, which is never negative. */

@@ -4,7 +4,7 @@ import { paymentSchema, subscriptionResponseSchema } from '../../../src/domain/b
 import { AdminService } from '../../../server/admin/service';
 import { payments } from '../../../server/db/schema';
 import { testDatabases, type TestApp } from '../helpers';
-import { expectLedgerConsistent, getJson, postJson, signedInUser, type TestUser } from '../images/support';
+import { expectLedgerConsistent, getJson, postJson, signedInUser, spend, type TestUser } from '../images/support';
 import { FakeYookassa } from '../providers/payments/fake-yookassa';
 import { accountOf, buyTokens, historyOf, providerIdOf, startYookassaApp, subscriptionOf, webhook } from './support';
 
@@ -21,13 +21,6 @@ async function subscriptionView(app: TestApp, user: TestUser) {
 }
 
 /** Spending as a generation does it: a ledger charge. */
-async function spend(app: TestApp, user: TestUser, tokens: number) {
-  await app.services.ledger.charge(
-    { userId: user.id, amount: tokens, reason: 'generation_charge', idempotencyKey: `test:${Math.random()}` },
-    () => 'insufficient',
-  );
-}
-
 describe.each(testDatabases())(
   'YooKassa refunds, trials and refused renewals on $name',
   { timeout: 180_000 },

@@ -1,9 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionResponseSchema } from '../../../src/domain/billing';
 import { entriesFor } from '../../../server/ledger/repository';
 import { testDatabases, type TestApp } from '../helpers';
-import { balance, expectLedgerConsistent, getJson, postJson, signedInUser, type TestUser } from '../images/support';
+import {
+  balance,
+  expectLedgerConsistent,
+  getJson,
+  postJson,
+  signedInUser,
+  spend,
+  type TestUser,
+} from '../images/support';
 import { FakeYookassa } from '../providers/payments/fake-yookassa';
 import { buyTokens, providerIdOf, startYookassaApp, subscriptionOf, webhook } from './support';
 
@@ -24,13 +31,6 @@ async function subscriptionView(app: TestApp, user: TestUser) {
 }
 
 /** Spending as a generation does it: a ledger charge. */
-async function spend(app: TestApp, user: TestUser, tokens: number) {
-  await app.services.ledger.charge(
-    { userId: user.id, amount: tokens, reason: 'generation_charge', idempotencyKey: `test:${randomUUID()}` },
-    () => 'insufficient',
-  );
-}
-
 async function periodEndOf(app: TestApp, user: TestUser): Promise<Date> {
   const end = (await subscriptionOf(app, user.id))?.periodEnd;
   if (!end) throw new Error('no period end');

@@ -14,6 +14,7 @@ import {
   imagesOf,
   requestsOf,
   signedInUser,
+  spend,
   type TestUser,
 } from '../images/support';
 import { facePhoto, postPortrait } from './support';
@@ -70,11 +71,7 @@ describe.each(testDatabases())('portraits on $name (offline engine)', (kind) => 
   /** A new user who has spent the signup bonus down to `left` tokens (a ledger charge). */
   const userWith = async (left: number) => {
     const user = await newUser();
-    const amount = (await balance(app, user)) - left;
-    await app.services.ledger.charge(
-      { userId: user.id, amount, reason: 'generation_charge', idempotencyKey: `spend-${kind.name}-${user.id}` },
-      () => 'x',
-    );
+    await spend(app, user, (await balance(app, user)) - left);
     return user;
   };
 
