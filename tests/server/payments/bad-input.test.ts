@@ -59,7 +59,11 @@ describe.each(testDatabases())('payments refuse bad input on $name', { timeout: 
   ])('refuses returnUrl %s', async (returnUrl) => {
     const tokens = await postJson(app, user, '/api/payments/create-token-payment', { tokensAmount: 100, returnUrl });
     expect(tokens.status).toBe(400);
-    expect(tokens.body.message).toBe('returnUrl must be an address on this site');
+    expect(tokens.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: 'returnUrl must be an address on this site',
+      details: { field: 'returnUrl' },
+    });
     const sub = await postJson(app, user, '/api/payments/create-subscription-payment', { plan: 'pro', returnUrl });
     expect(sub.status).toBe(400);
     await expectNothingChanged(user);

@@ -105,6 +105,12 @@ export class FakeYookassa {
   recurring: { status: 'succeeded' } | { status: 'canceled'; reason: string } | { status: 'pending' } = {
     status: 'succeeded',
   };
+  /**
+   * Reasons for the next payments YooKassa declines while creating them: such a payment comes
+   * back `canceled` with its `cancellation_details` and no `confirmation` (the API reference's
+   * payment object: `confirmation` is there while the customer has something to confirm).
+   */
+  readonly canceledAtCreation: string[] = [];
   private readonly byKey = new Map<string, string>();
   private server = createServer((req, res) => void this.handle(req, res));
   url = '';
@@ -315,7 +321,13 @@ export class FakeYookassa {
         payment.cancellation_details = { party: 'payment_network', reason: outcome.reason };
       }
     } else {
-      payment.confirmation = { type: 'redirect', confirmation_url: `https://yoomoney.test/checkout/${id}` };
+      const declined = this.canceledAtCreation.shift();
+      if (declined) {
+        payment.status = 'canceled';
+        payment.cancellation_details = { party: 'yoo_money', reason: declined };
+      } else {
+        payment.confirmation = { type: 'redirect', confirmation_url: `https://yoomoney.test/checkout/${id}` };
+      }
     }
     this.payments.set(id, payment);
     this.byKey.set(key, id);
