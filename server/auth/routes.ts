@@ -8,7 +8,7 @@ import { isAppError } from '../errors';
 import { doneMessage, ok, redirect } from '../http/schemas';
 import type { OidcClient, PendingLogin } from './oidc';
 import { currentUser, requireUser, SESSION_COOKIE, sessionTokenOf } from './session';
-import { toUserDto, type AuthService } from './service';
+import type { AuthService } from './service';
 
 const PENDING_COOKIE = 'oidc_login';
 const PENDING_TTL_SECONDS = 600;
@@ -156,7 +156,7 @@ export function authRoutes(app: FastifyInstance, deps: { config: Config; auth: A
   server.get(
     '/auth/me',
     { preHandler: requireUser(auth), schema: { tags, summary: 'The signed-in user', response: { 200: ok(userDto) } } },
-    async (request) => ({ success: true as const, data: toUserDto(currentUser(request)) }),
+    async (request) => ({ success: true as const, data: await auth.current(currentUser(request)) }),
   );
 
   server.post(

@@ -3,6 +3,7 @@ import type { User } from '../../src/domain/user';
 import type { Db } from '../db/client';
 import { AppError } from '../errors';
 import type { LedgerService } from '../ledger/service';
+import { periodTokensUsed } from '../payments/repository';
 import * as repo from './repository';
 import type { IdentityClaims, UserRow } from './repository';
 
@@ -10,7 +11,7 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-export function toUserDto(row: UserRow): User {
+function toUserDto(row: UserRow): User {
   return {
     id: row.id,
     avatar: row.avatar,
@@ -37,6 +38,17 @@ export class AuthService {
     private readonly options: { sessionTtlDays: number; starterTokens: number },
   ) {
     this.findUserBySessionHash = repo.prepareFindUserBySessionHash(db);
+  }
+
+  /**
+   * The user as /auth/me sends it. A subscriber's tokens used this period are counted now: the
+   * row keeps the figure of the subscription's last change, and spending changes it since.
+   */
+  async current(row: UserRow): Promise<User> {
+    const user = toUserDto(row);
+    if (row.subscriptionType !== 'pro' && row.subscriptionType !== 'premium') return user;
+    const used = await periodTokensUsed(this.db, row.id);
+    return used === undefined ? user : { ...user, subscriptionTokensUsed: used };
   }
 
   /**

@@ -218,6 +218,16 @@ export async function findSubscription(db: Executor, userId: number): Promise<Su
   return rows[0];
 }
 
+/**
+ * Tokens of the running period spent so far, never more than the period's; undefined when no
+ * subscription runs.
+ */
+export async function periodTokensUsed(db: Executor, userId: number): Promise<number | undefined> {
+  const sub = await findSubscription(db, userId);
+  if (!sub || sub.status === 'incomplete' || sub.endedAt !== null || sub.periodLedgerId === null) return undefined;
+  return Math.min(await spentSince(db, userId, sub.periodLedgerId), sub.periodTokens);
+}
+
 export async function lockSubscription(db: Executor, id: number): Promise<SubscriptionRow | undefined> {
   const rows = await db.select().from(subscriptions).where(eq(subscriptions.id, id)).for('update');
   return rows[0];

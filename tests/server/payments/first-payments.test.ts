@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { paymentSchema, subscriptionResponseSchema } from '../../../src/domain/billing';
+import { paymentSchema } from '../../../src/domain/billing';
 import { payments } from '../../../server/db/schema';
 import { testDatabases, type TestApp } from '../helpers';
 import { balance, expectLedgerConsistent, getJson, postJson, signedInUser, type TestUser } from '../images/support';
@@ -13,6 +13,7 @@ import {
   providerIdOf,
   returnFrom,
   startYookassaApp,
+  subscriptionView,
   webhook,
 } from './support';
 
@@ -37,10 +38,6 @@ async function opened(app: TestApp, user: TestUser, plan: 'pro' | 'premium'): Pr
 
 async function paymentView(app: TestApp, user: TestUser, id: string) {
   return paymentSchema.parse((await getJson(app, user, `/api/payments/${id}`)).body.data);
-}
-
-async function subscriptionView(app: TestApp, user: TestUser) {
-  return subscriptionResponseSchema.parse((await getJson(app, user, '/api/payments/subscription')).body.data);
 }
 
 describe.each(testDatabases())('first payments on $name', { timeout: 180_000 }, (kind) => {

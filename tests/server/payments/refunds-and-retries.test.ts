@@ -1,12 +1,21 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { paymentSchema, subscriptionResponseSchema } from '../../../src/domain/billing';
+import { paymentSchema } from '../../../src/domain/billing';
 import { AdminService } from '../../../server/admin/service';
 import { payments } from '../../../server/db/schema';
 import { testDatabases, type TestApp } from '../helpers';
 import { expectLedgerConsistent, getJson, postJson, signedInUser, spend, type TestUser } from '../images/support';
 import { FakeYookassa } from '../providers/payments/fake-yookassa';
-import { accountOf, buyTokens, historyOf, providerIdOf, startYookassaApp, subscriptionOf, webhook } from './support';
+import {
+  accountOf,
+  buyTokens,
+  historyOf,
+  providerIdOf,
+  startYookassaApp,
+  subscriptionOf,
+  subscriptionView,
+  webhook,
+} from './support';
 
 // Issue #25, items 11, 4, 2 and 3: the YooKassa billing's money bugs, each through our API with
 // the balance and the ledger read before and after.
@@ -16,11 +25,6 @@ function providerPaymentsOf(fake: FakeYookassa, user: TestUser) {
   return [...fake.payments.values()].filter((p) => p.metadata.userId === String(user.id));
 }
 
-async function subscriptionView(app: TestApp, user: TestUser) {
-  return subscriptionResponseSchema.parse((await getJson(app, user, '/api/payments/subscription')).body.data);
-}
-
-/** Spending as a generation does it: a ledger charge. */
 describe.each(testDatabases())(
   'YooKassa refunds, trials and refused renewals on $name',
   { timeout: 180_000 },

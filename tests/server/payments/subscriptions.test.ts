@@ -1,41 +1,19 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { subscriptionResponseSchema } from '../../../src/domain/billing';
 import { entriesFor } from '../../../server/ledger/repository';
 import { testDatabases, type TestApp } from '../helpers';
-import {
-  balance,
-  expectLedgerConsistent,
-  getJson,
-  postJson,
-  signedInUser,
-  spend,
-  type TestUser,
-} from '../images/support';
+import { balance, expectLedgerConsistent, getJson, postJson, signedInUser, spend } from '../images/support';
 import { FakeYookassa } from '../providers/payments/fake-yookassa';
-import { buyTokens, providerIdOf, startYookassaApp, subscriptionOf, webhook } from './support';
+import {
+  buyTokens,
+  periodEndOf,
+  startYookassaApp,
+  subscribe,
+  subscriptionOf,
+  subscriptionView,
+  webhook,
+} from './support';
 
 const DAY = 24 * 60 * 60_000;
-
-async function subscribe(app: TestApp, fake: FakeYookassa, user: TestUser, plan: 'pro' | 'premium') {
-  const created = await postJson(app, user, '/api/payments/create-subscription-payment', { plan });
-  expect(created.status).toBe(200);
-  const paymentId = (created.body.data as { paymentId: string }).paymentId;
-  const providerId = await providerIdOf(app, paymentId);
-  fake.decide(providerId, { status: 'succeeded' });
-  expect(await webhook(app, fake.notification(providerId))).toBe(200);
-  return { paymentId, providerId, created };
-}
-
-async function subscriptionView(app: TestApp, user: TestUser) {
-  return subscriptionResponseSchema.parse((await getJson(app, user, '/api/payments/subscription')).body.data);
-}
-
-/** Spending as a generation does it: a ledger charge. */
-async function periodEndOf(app: TestApp, user: TestUser): Promise<Date> {
-  const end = (await subscriptionOf(app, user.id))?.periodEnd;
-  if (!end) throw new Error('no period end');
-  return end;
-}
 
 describe.each(testDatabases())('subscriptions on $name', { timeout: 180_000 }, (kind) => {
   let fake: FakeYookassa;

@@ -2,7 +2,8 @@ import { eq } from 'drizzle-orm';
 import { payments, subscriptions } from '../../../server/db/schema';
 import { startTestApp, type TestApp, type TestDatabaseKind } from '../helpers';
 import type { FakeYookassa } from '../providers/payments/fake-yookassa';
-import { paymentHistorySchema } from '../../../src/domain/billing';
+import { paymentHistorySchema, subscriptionResponseSchema } from '../../../src/domain/billing';
+import { expect } from 'vitest';
 import { getJson, postJson, type TestUser } from '../images/support';
 
 /** The app with YooKassa switched on against the fake; loopback may send notifications. */
@@ -81,4 +82,27 @@ export async function accountOf(app: TestApp, user: TestUser) {
 export async function historyOf(app: TestApp, user: TestUser) {
   const response = await getJson(app, user, '/api/payments/history?page=1&limit=100');
   return paymentHistorySchema.parse(response.body.data).payments;
+}
+
+/** GET /api/payments/subscription as the billing screen reads it (null: none running). */
+export async function subscriptionView(app: TestApp, user: TestUser) {
+  return subscriptionResponseSchema.parse((await getJson(app, user, '/api/payments/subscription')).body.data);
+}
+
+/** Subscribes as a customer would: opens the first payment, pays it at YooKassa, YooKassa notifies. */
+export async function subscribe(app: TestApp, fake: FakeYookassa, user: TestUser, plan: 'pro' | 'premium') {
+  const created = await postJson(app, user, '/api/payments/create-subscription-payment', { plan });
+  expect(created.status).toBe(200);
+  const paymentId = (created.body.data as { paymentId: string }).paymentId;
+  const providerId = await providerIdOf(app, paymentId);
+  fake.decide(providerId, { status: 'succeeded' });
+  expect(await webhook(app, fake.notification(providerId))).toBe(200);
+  return { paymentId, providerId, created };
+}
+
+/** The end of the subscription's current period (a trial's end during the trial). */
+export async function periodEndOf(app: TestApp, user: TestUser): Promise<Date> {
+  const end = (await subscriptionOf(app, user.id))?.periodEnd;
+  if (!end) throw new Error('no period end');
+  return end;
 }
