@@ -110,6 +110,15 @@ describe('payments under concurrency on PostgreSQL', { timeout: 240_000 }, () =>
     // One check was opened, and every tab was given it.
     expect(checks).toHaveLength(1);
     expect(new Set(answers.map((a) => (a.body.data as { paymentId: string }).paymentId)).size).toBe(1);
+    // Whichever tab's create reached YooKassa, it asked to save the card the renewals charge.
+    const creates = fake.calls.filter(
+      (c) =>
+        c.method === 'POST' &&
+        c.path === '/payments' &&
+        (c.body?.metadata as Record<string, string> | undefined)?.userId === String(user.id),
+    );
+    expect(creates.length).toBeGreaterThanOrEqual(1);
+    for (const create of creates) expect(create.body).toMatchObject({ save_payment_method: true });
     await expectLedgerConsistent(first, user);
   });
 });
