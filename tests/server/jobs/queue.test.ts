@@ -202,7 +202,12 @@ describe.each(testDatabases())('durable jobs on $name', (kind: TestDatabaseKind)
       job: { id: queuedId, state: 'cancelled' },
       balance: STARTER - ORIGINAL_COST,
     });
-    expect((await queued.done).body).toMatchObject({ success: false, code: 'JOB_CANCELLED' });
+    // The English text the app shows for JOB_CANCELLED (src/i18n/locales/common.en.ts).
+    expect((await queued.done).body).toMatchObject({
+      success: false,
+      code: 'JOB_CANCELLED',
+      message: 'The job was cancelled and your tokens were refunded',
+    });
     expect((await queued.done).status).toBe(409);
 
     const atProvider = await postJson(app, user, `/api/jobs/${runningId}/cancel`, {});
@@ -509,7 +514,11 @@ describe('places in line, estimates and progress (docs/architecture.md, "Durable
       // The request that waited for it hears that the service could not run it.
       const reply = await waiting.done;
       expect(reply.status).toBe(503);
-      expect(reply.body).toMatchObject({ success: false, code: 'SERVICE_UNAVAILABLE' });
+      expect(reply.body).toMatchObject({
+        success: false,
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'The job waited too long for its turn and was refunded',
+      });
       const listed = await jobs.list(user.id);
       expect(listed.jobs.map((j) => [j.prompt, j.state, j.error?.code])).toEqual([
         ['waits too long', 'failed', 'SERVICE_UNAVAILABLE'],
