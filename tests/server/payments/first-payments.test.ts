@@ -58,8 +58,7 @@ describe.each(testDatabases())('first payments on $name', { timeout: 180_000 }, 
     await fake.stop();
   });
   afterEach(() => {
-    fake.failures.length = 0;
-    fake.canceledAtCreation.length = 0;
+    fake.reset();
   });
 
   function readsOf(providerId: string) {

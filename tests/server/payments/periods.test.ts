@@ -58,8 +58,7 @@ describe.each(testDatabases())('subscription periods on $name', { timeout: 180_0
   afterEach(async () => {
     await app?.close();
     app = undefined;
-    fake.recurring = { status: 'succeeded' };
-    fake.failures.length = 0;
+    fake.reset();
   });
 
   /** The renewal job at a moment of the test's choosing. */

@@ -40,10 +40,7 @@ describe.each(testDatabases())(
     afterEach(async () => {
       await app?.close();
       app = undefined;
-      fake.recurring = { status: 'succeeded' };
-      fake.recurringError = undefined;
-      fake.refundOutcomes.length = 0;
-      fake.failures.length = 0;
+      fake.reset();
     });
 
     /** A user who bought 1000 tokens, paid and credited (a balance of 1050 with the signup's 50). */

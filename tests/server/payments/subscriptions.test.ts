@@ -27,7 +27,7 @@ describe.each(testDatabases())('subscriptions on $name', { timeout: 180_000 }, (
   afterEach(async () => {
     await app?.close();
     app = undefined;
-    fake.recurring = { status: 'succeeded' };
+    fake.reset();
   });
 
   it('pro: a refunded 1 RUB card check starts the 7-day trial; at its end the price is charged and unused trial tokens expire, bought ones stay', async () => {

@@ -42,7 +42,7 @@ describe.each(testDatabases())('YooKassa payments on $name', { timeout: 120_000 
   afterEach(async () => {
     if (app !== shared) await app?.close();
     app = undefined;
-    fake.failures.length = 0;
+    fake.reset();
   });
 
   it('creates the payment as PROVIDERS.md says and credits once through return and webhook', async () => {

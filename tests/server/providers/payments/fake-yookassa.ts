@@ -131,6 +131,16 @@ export class FakeYookassa {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  /** Puts the knobs tests turn (failures, outcomes) back as they start; what was recorded stays. */
+  reset(): void {
+    this.failures.length = 0;
+    this.refundOutcomes.length = 0;
+    this.canceledAtCreation.length = 0;
+    this.recurring = { status: 'succeeded' };
+    this.recurringError = undefined;
+    this.chaos = undefined;
+  }
+
   /** The customer pays or the bank declines, on YooKassa's side. */
   decide(id: string, outcome: { status: 'succeeded' } | { status: 'canceled'; reason: string }): WirePayment {
     const payment = this.payments.get(id);
