@@ -218,14 +218,21 @@ export async function findSubscription(db: Executor, userId: number): Promise<Su
   return rows[0];
 }
 
-/**
- * Tokens of the running period spent so far, never more than the period's; undefined when no
- * subscription runs.
- */
+/** A subscription the user has now: started (not a first payment still waiting) and not ended. */
+export function isRunning(sub: SubscriptionRow | undefined): sub is SubscriptionRow {
+  return sub !== undefined && sub.status !== 'incomplete' && sub.endedAt === null;
+}
+
+/** The period's tokens spent since its grant, never more than the period's. */
+export async function usedThisPeriod(db: Executor, sub: SubscriptionRow): Promise<number> {
+  if (sub.periodLedgerId === null) return 0;
+  return Math.min(await spentSince(db, sub.userId, sub.periodLedgerId), sub.periodTokens);
+}
+
+/** Tokens used of the running subscription's period; undefined when no subscription runs. */
 export async function periodTokensUsed(db: Executor, userId: number): Promise<number | undefined> {
   const sub = await findSubscription(db, userId);
-  if (!sub || sub.status === 'incomplete' || sub.endedAt !== null || sub.periodLedgerId === null) return undefined;
-  return Math.min(await spentSince(db, userId, sub.periodLedgerId), sub.periodTokens);
+  return isRunning(sub) ? usedThisPeriod(db, sub) : undefined;
 }
 
 export async function lockSubscription(db: Executor, id: number): Promise<SubscriptionRow | undefined> {

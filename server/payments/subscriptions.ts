@@ -197,12 +197,11 @@ export class Subscriptions {
       });
       return;
     }
-    const used = sub.periodLedgerId === null ? 0 : await repo.spentSince(tx, sub.userId, sub.periodLedgerId);
     await repo.setUserSubscription(tx, sub.userId, {
       subscriptionType: sub.plan,
       subscriptionStatus: sub.status,
       subscriptionTokensTotal: sub.periodTokens,
-      subscriptionTokensUsed: Math.min(used, sub.periodTokens),
+      subscriptionTokensUsed: await repo.usedThisPeriod(tx, sub),
       nextBillingDate: sub.cancelAtPeriodEnd ? null : sub.periodEnd,
       trialEndsAt: sub.trialEndsAt,
     });
@@ -210,9 +209,8 @@ export class Subscriptions {
 
   async subscription(userId: number): Promise<Subscription | null> {
     const sub = await repo.findSubscription(this.db, userId);
-    if (!sub || sub.status === 'incomplete' || sub.endedAt !== null) return null;
-    const used = sub.periodLedgerId === null ? 0 : await repo.spentSince(this.db, userId, sub.periodLedgerId);
-    return toSubscription(sub, Math.min(used, sub.periodTokens));
+    if (!repo.isRunning(sub)) return null;
+    return toSubscription(sub, await repo.usedThisPeriod(this.db, sub));
   }
 
   /** Stops renewal: the subscription stays usable until its period ends. */
@@ -220,15 +218,14 @@ export class Subscriptions {
     const result = await this.db.transaction(async (tx) => {
       const found = await repo.findSubscription(tx, userId);
       const sub = found ? await repo.lockSubscription(tx, found.id) : undefined;
-      if (!sub || sub.status === 'incomplete' || sub.endedAt !== null) return undefined;
+      if (!repo.isRunning(sub)) return undefined;
       if (sub.cancelAtPeriodEnd) return sub;
       const updated = await repo.updateSubscription(tx, sub.id, { cancelAtPeriodEnd: true, canceledAt: new Date() });
       await this.syncUser(tx, updated);
       return updated;
     });
     if (!result) throw new AppError('NOT_FOUND', 'No active subscription');
-    const used = result.periodLedgerId === null ? 0 : await repo.spentSince(this.db, userId, result.periodLedgerId);
-    return toSubscription(result, Math.min(used, result.periodTokens));
+    return toSubscription(result, await repo.usedThisPeriod(this.db, result));
   }
 
   /**
