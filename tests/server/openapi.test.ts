@@ -51,7 +51,21 @@ function isApi(url: string): boolean {
 
 interface Operation {
   responses?: Record<string, unknown>;
+  tags?: string[];
+  summary?: string;
 }
+
+/** The section of the viewer each route belongs in, by the start of its path. */
+const SECTIONS: [RegExp, string][] = [
+  [/^\/auth\//, 'Auth'],
+  [/^\/api\/(jobs|events)\b/, 'Jobs'],
+  [/^\/api\/(stability|images)|^\/images\//, 'Images'],
+  [/^\/api\/face-swap\//, 'Portraits'],
+  [/^\/llm\//, 'Chat'],
+  [/^\/api\/(payments|ledger)\b/, 'Payments'],
+  [/^\/(healthz|readyz|metrics)$/, 'Probes'],
+  [/^\/sandbox\//, 'Sandbox'],
+];
 interface OpenApi {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
@@ -127,6 +141,19 @@ describe('the OpenAPI description (issue #27 item 4)', { timeout: 60_000 }, () =
       })
       .map((route) => `${route.method} ${route.url}`);
     expect(undescribed).toEqual([]);
+  });
+
+  it('files every route under its feature, with a summary a reader of /api/docs sees', () => {
+    const misfiled = Object.entries(doc.paths).flatMap(([url, operations]) =>
+      Object.entries(operations)
+        .filter(([, operation]) => {
+          const section = SECTIONS.find(([prefix]) => prefix.test(url))?.[1];
+          return !section || operation.tags?.join() !== section || !operation.summary?.trim();
+        })
+        .map(([method]) => `${method.toUpperCase()} ${url}`),
+    );
+    expect(Object.keys(doc.paths).length).toBeGreaterThan(30);
+    expect(misfiled).toEqual([]);
   });
 
   it('has a viewer at /api/docs', async () => {
