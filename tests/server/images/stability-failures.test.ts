@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { IMAGE_MODELS, type ImageModelId } from '../../../src/domain/images';
 import { startTestApp, testDatabases, type TestApp } from '../helpers';
+import { changes, METRICS_TOKEN, metricSamples } from '../metrics';
 import {
   startFakeStability,
   type FakeStability,
@@ -26,7 +27,6 @@ import {
  */
 
 const API_KEY = 'test-stability-key';
-const METRICS_TOKEN = 'metrics-token-for-tests';
 // The smallest timeout config allows; the service's own deadline is the same setting.
 const TIMEOUT_MS = 1000;
 const STARTER = 50;
@@ -53,26 +53,14 @@ async function money(app: TestApp, user: TestUser): Promise<{ balance: number; e
   };
 }
 
-/** Every imagegen_provider_errors_total{provider="stability"} line, by kind, from /metrics. */
+/** Every imagegen_provider_errors_total{provider="stability"} series, by kind, from /metrics. */
 async function stabilityErrors(app: TestApp): Promise<Record<string, number>> {
-  const response = await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-  expect(response.status).toBe(200);
-  const counts: Record<string, number> = {};
-  for (const line of (await response.text()).split('\n')) {
-    if (!line.startsWith('imagegen_provider_errors_total{') || !line.includes('provider="stability"')) continue;
-    const kind = /kind="([^"]+)"/.exec(line)?.[1] ?? '?';
-    counts[kind] = Number(line.split(' ').at(-1));
-  }
-  return counts;
-}
-
-function difference(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
-  const changed: Record<string, number> = {};
-  for (const [kind, value] of Object.entries(after)) {
-    const delta = value - (before[kind] ?? 0);
-    if (delta !== 0) changed[kind] = delta;
-  }
-  return changed;
+  const samples = await metricSamples(app, 'imagegen_provider_errors_total');
+  return Object.fromEntries(
+    Object.entries(samples)
+      .filter(([labels]) => labels.includes('provider="stability"'))
+      .map(([labels, value]) => [/kind="([^"]+)"/.exec(labels)?.[1] ?? '?', value]),
+  );
 }
 
 interface FailureCase {
@@ -313,7 +301,7 @@ describe.each(testDatabases())('Stability failures: the user, the ledger and /me
       expect(await imagesOf(app, user)).toEqual([]);
       await expectLedgerConsistent(app, user);
       // Counted once, under its kind and no other.
-      expect(difference(errorsBefore, await stabilityErrors(app))).toEqual({ [metric]: 1 });
+      expect(changes(errorsBefore, await stabilityErrors(app))).toEqual({ [metric]: 1 });
     },
   );
 
@@ -331,7 +319,7 @@ describe.each(testDatabases())('Stability failures: the user, the ledger and /me
         { delta: -IMAGE_MODELS[model].cost, kind: 'image' },
       ]);
       expect(await imagesOf(app, user)).toHaveLength(1);
-      expect(difference(errorsBefore, await stabilityErrors(app))).toEqual({});
+      expect(changes(errorsBefore, await stabilityErrors(app))).toEqual({});
     },
   );
 });

@@ -9,6 +9,7 @@ import { until } from '../chat/helpers';
 import { startTestApp, testDatabases, type TestApp } from '../helpers';
 import { balance, expectLedgerConsistent, getJson, requestsOf, signedInUser, type TestUser } from '../images/support';
 import { startFakeReplicate, type FakeReplicate } from '../providers/portraits/fake-replicate';
+import { METRICS_TOKEN, metricSamples } from '../metrics';
 import { facePhoto, postPortrait } from './support';
 
 /**
@@ -21,7 +22,6 @@ import { facePhoto, postPortrait } from './support';
  */
 
 const TOKEN = 'r8_test_token';
-const METRICS_TOKEN = 'metrics-token-for-tests';
 const PORTRAIT_COST = 12;
 
 /** A clock whose sleeps return at once and move its time on: retries cost no real time. */
@@ -63,17 +63,7 @@ function added(before: LedgerEntry[], after: LedgerEntry[]): LedgerEntry[] {
 
 /** imagegen_provider_errors_total for Replicate and one kind, from /metrics. */
 async function replicateErrors(app: TestApp, kind: string): Promise<number> {
-  const response = await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-  const text = await response.text();
-  const line = text
-    .split('\n')
-    .find(
-      (l) =>
-        l.startsWith('imagegen_provider_errors_total{') &&
-        l.includes('provider="replicate"') &&
-        l.includes(`kind="${kind}"`),
-    );
-  return line ? Number(line.split(' ').at(-1)) : 0;
+  return (await metricSamples(app, 'imagegen_provider_errors_total'))[`provider="replicate",kind="${kind}"`] ?? 0;
 }
 
 const polls = (fake: FakeReplicate) =>
