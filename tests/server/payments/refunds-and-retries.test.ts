@@ -226,6 +226,57 @@ describe.each(testDatabases())(
       await expectLedgerConsistent(app, user);
     });
 
+    // docs/billing.md "Refunds are followed until they succeed": the first refund of a card
+    // check is asked for under `refund:<paymentId>`. A call whose answer was lost is asked again
+    // under the same key, so YooKassa answers with the refund it made instead of a second one.
+    it('item 2: a card check refund whose answers were lost is asked again under the same key and made once', async () => {
+      app = await startYookassaApp(kind, fake);
+      const user = await signedInUser(app, 'lost-refund@example.com');
+      const created = await postJson(app, user, '/api/payments/create-subscription-payment', { plan: 'pro' });
+      const paymentId = (created.body.data as { paymentId: string }).paymentId;
+      const providerId = await providerIdOf(app, paymentId);
+      // YooKassa makes the refund, and every answer to it (the first and YOOKASSA_RETRIES=3 more) is cut.
+      fake.failuresOf.set(
+        'POST /refunds',
+        Array.from({ length: 4 }, () => ({ kind: 'cut' as const, after: true })),
+      );
+      fake.decide(providerId, { status: 'succeeded' });
+      expect(await webhook(app, fake.notification(providerId))).toBe(200);
+      const [waiting] = await app.database.db.select().from(payments).where(eq(payments.id, paymentId));
+      expect(waiting?.refundedAt).toBeNull();
+
+      await app.services.payments.reconcile(new Date(Date.now() + 15 * 60_000));
+      const posts = fake.calls.filter(
+        (c) => c.method === 'POST' && c.path === '/refunds' && c.body?.payment_id === providerId,
+      );
+      expect(posts.length).toBeGreaterThan(4);
+      expect(new Set(posts.map((p) => p.idempotenceKey))).toEqual(new Set([`refund:${paymentId}`]));
+      expect(posts[0]?.body?.amount).toEqual({ value: '1.00', currency: 'RUB' });
+      expect(fake.refunds.filter((r) => r.payment_id === providerId)).toHaveLength(1);
+      const [refunded] = await app.database.db.select().from(payments).where(eq(payments.id, paymentId));
+      expect(refunded?.refundedAt).not.toBeNull();
+      const row = (await historyOf(app, user)).find((p) => p.id === paymentId);
+      expect(row?.refund).toEqual({ status: 'succeeded', amount: '1.00' });
+      await expectLedgerConsistent(app, user);
+    });
+
+    // docs/billing.md "refund.succeeded notifications": floor(tokens × refunded ÷ paid) is taken back.
+    it('item 3: a part refund takes back the tokens it paid for, rounded down', async () => {
+      app = await startYookassaApp(kind, fake);
+      // 1000 tokens for 700.00 RUB.
+      const { user, providerId } = await creditedBuyer(app, 'part-refund@example.com');
+      const tenth = fake.dashboardRefund(providerId, '100.00');
+      expect(await webhook(app, fake.refundNotification(tenth.id))).toBe(200);
+      const rest = fake.dashboardRefund(providerId, '600.00');
+      expect(await webhook(app, fake.refundNotification(rest.id))).toBe(200);
+      const after = await accountOf(app, user);
+      // 1000 × 100 / 700 = 142.9 and 1000 × 600 / 700 = 857.1.
+      expect(after.entries.filter((e) => e.kind === 'payment_refund').map((e) => e.delta)).toEqual([-857, -142]);
+      expect(after.balance).toBe(1050 - 142 - 857);
+      expect(await new AdminService(app.database.db, app.services.ledger).unrecoveredRefunds()).toEqual([]);
+      await expectLedgerConsistent(app, user);
+    });
+
     // Item 3: "A purchase refunded from the shop's dashboard leaves the tokens credited".
     it('item 3: refund.succeeded from the dashboard takes back the tokens, once, with a ledger row', async () => {
       app = await startYookassaApp(kind, fake);

@@ -94,6 +94,8 @@ export class FakeYookassa {
   readonly calls: RecordedCall[] = [];
   /** Failures answered before the next requests, in order. */
   readonly failures: FakeFailure[] = [];
+  /** Failures answered before the next requests to one `METHOD /path` only (before `failures`). */
+  readonly failuresOf = new Map<string, FakeFailure[]>();
   /**
    * When set, each API call (after the queued failures) fails with probability `rate`, with a
    * failure drawn from CHAOS_FAILURES by `random` (a seeded generator, so a run can be replayed).
@@ -134,6 +136,7 @@ export class FakeYookassa {
   /** Puts the knobs tests turn (failures, outcomes) back as they start; what was recorded stays. */
   reset(): void {
     this.failures.length = 0;
+    this.failuresOf.clear();
     this.refundOutcomes.length = 0;
     this.canceledAtCreation.length = 0;
     this.recurring = { status: 'succeeded' };
@@ -214,7 +217,8 @@ export class FakeYookassa {
     this.calls.push(call);
     const expected = `Basic ${Buffer.from(`${this.shopId}:${this.secretKey}`).toString('base64')}`;
     if (call.authorization !== expected) return error(res, 401, 'invalid_credentials');
-    const failure = this.failures.shift() ?? this.chaosFailure();
+    const failure =
+      this.failuresOf.get(`${call.method} ${path}`)?.shift() ?? this.failures.shift() ?? this.chaosFailure();
     if (failure?.kind === 'cut' && !failure.after) {
       res.socket?.destroy();
       return;
