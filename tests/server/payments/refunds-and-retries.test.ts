@@ -260,6 +260,36 @@ describe.each(testDatabases())(
       await expectLedgerConsistent(app, user);
     });
 
+    // YooKassa also notifies refund.succeeded for the refunds we asked for: a card check's
+    // pending refund is then done at once, takes nothing, and is not asked for again.
+    it('item 2: the notification that a pending card check refund succeeded marks it refunded, taking nothing', async () => {
+      app = await startYookassaApp(kind, fake);
+      const user = await signedInUser(app, 'notified-refund@example.com');
+      fake.refundOutcomes.push('pending');
+      const created = await postJson(app, user, '/api/payments/create-subscription-payment', { plan: 'pro' });
+      const paymentId = (created.body.data as { paymentId: string }).paymentId;
+      const providerId = await providerIdOf(app, paymentId);
+      fake.decide(providerId, { status: 'succeeded' });
+      expect(await webhook(app, fake.notification(providerId))).toBe(200);
+      const before = await accountOf(app, user);
+      const [refund] = fake.refunds.filter((r) => r.payment_id === providerId);
+      fake.decideRefund(refund?.id ?? '', { status: 'succeeded' });
+
+      expect(await webhook(app, fake.refundNotification(refund?.id ?? ''))).toBe(200);
+      const [row] = await app.database.db.select().from(payments).where(eq(payments.id, paymentId));
+      expect(row?.refundedAt).not.toBeNull();
+      expect((await historyOf(app, user)).find((p) => p.id === paymentId)?.refund).toEqual({
+        status: 'succeeded',
+        amount: '1.00',
+      });
+      await app.services.payments.reconcile(new Date(Date.now() + 15 * 60_000));
+      const asked = fake.calls.filter((c) => c.method === 'POST' && c.path === '/refunds');
+      expect(asked.filter((c) => c.body?.payment_id === providerId)).toHaveLength(1);
+      const after = await accountOf(app, user);
+      expect(after.entries).toEqual(before.entries);
+      await expectLedgerConsistent(app, user);
+    });
+
     // docs/billing.md "refund.succeeded notifications": floor(tokens × refunded ÷ paid) is taken back.
     it('item 3: a part refund takes back the tokens it paid for, rounded down', async () => {
       app = await startYookassaApp(kind, fake);
