@@ -17,6 +17,7 @@ import {
   signedInUser,
   type TestUser,
 } from '../images/support';
+import { facePhoto, postPortrait } from '../portraits/support';
 import { heldImageProvider, sseFrames } from './support';
 
 // Issue #28: durable jobs. Expectations come from the issue: the per-user limit (default 4)
@@ -486,6 +487,28 @@ describe('places in line, estimates and progress (docs/architecture.md, "Durable
       expect((await app.services.jobs.list(user.id, new Date(Math.max(...finishedAt) + day + 1000))).jobs).toEqual([]);
     } finally {
       provider.releaseAll();
+      await app.close();
+    }
+  });
+
+  it('takes a portrait’s run to last Replicate’s usual 30 s before any portrait has finished', async () => {
+    // This instance takes no jobs: the portrait stays first in its line.
+    const app = await startTestApp(pglite, { JOBS_PER_INSTANCE: '0', STARTER_TOKENS: String(STARTER) });
+    try {
+      const user = await signedInUser(app, 'portrait-estimate@example.com');
+      void postPortrait(app, user, {
+        fields: { prompt: 'waits for its estimate' },
+        files: [{ bytes: await facePhoto(), name: 'me.jpg' }],
+      }).catch((error: unknown) => error);
+      const listed = await until(async () => {
+        const { jobs } = await app.services.jobs.list(user.id);
+        return jobs.length > 0 ? jobs : undefined;
+      });
+      expect(listed.map((j) => [j.kind, j.state, j.position, j.etaSeconds, j.progress])).toEqual([
+        ['portrait', 'queued', 1, 30, 0],
+      ]);
+    } finally {
+      // Closing cuts the request that waits for it.
       await app.close();
     }
   });
