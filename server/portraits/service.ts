@@ -16,6 +16,7 @@ import { AppError } from '../errors';
 import { IMAGE_FILE_NAME, readStoredFile, type ImageStorage } from '../images/storage';
 import { withDeadline } from '../jobs/paid-job';
 import { JobQueue, type JobHandler } from '../jobs/queue';
+import { countPortrait } from '../metrics';
 import { portraitPixelSize } from '../providers/portraits/offline';
 import { PortraitProviderError, type PortraitProvider, type PortraitResult } from '../providers/portraits/types';
 import { checkUploadBytes, decodeUpload } from '../uploads/image-upload';
@@ -92,8 +93,11 @@ export class PortraitService {
     if (request.photo.kind === 'upload') checkUploadBytes(request.photo.file.head, request.photo.file.size);
     const owned = request.photo.kind === 'reference' ? await this.ownedImage(userId, request.photo) : undefined;
 
-    // SPEC's third rule, before the costly decode.
-    if (user.tokensAmount < PORTRAIT_COST) throw insufficient(user.tokensAmount);
+    // SPEC's third rule, before the costly decode; counted as the queue counts its refusals.
+    if (user.tokensAmount < PORTRAIT_COST) {
+      countPortrait(PORTRAIT_MODEL, 'refused');
+      throw insufficient(user.tokensAmount);
+    }
 
     const source = owned ? await this.readStored(owned.fileName) : (request.photo as PhotoUpload).file;
     const photo = await decodeUpload(source);

@@ -76,7 +76,7 @@ describe('what /metrics counts of jobs (docs/operations.md, "Metrics")', () => {
     });
   });
 
-  it('refused jobs, over the per-user limit or the balance: each one refused generation, nothing charged', async () => {
+  it('refused jobs, over the per-user limit or the balance: each one refused generation or portrait, nothing charged', async () => {
     const user = await newUser();
     const first = post(app, user, 'holds the one place');
     await until(async () => (provider.held.length === 1 ? true : undefined));
@@ -85,8 +85,14 @@ describe('what /metrics counts of jobs (docs/operations.md, "Metrics")', () => {
     const poor = await newUser();
     await spend(app, poor, STARTER - 1);
     expect((await post(app, poor, 'cannot pay')).body).toMatchObject({ code: 'INSUFFICIENT_TOKENS' });
+    const portrait = await postPortrait(app, poor, {
+      fields: { prompt: 'cannot pay either' },
+      files: [{ bytes: await facePhoto(), name: 'me.jpg' }],
+    });
+    expect(portrait.body).toMatchObject({ code: 'INSUFFICIENT_TOKENS' });
     expect(await watch.moved()).toEqual({
       imagegen_generations_total: { 'model="original",outcome="refused"': 2 },
+      imagegen_portraits_total: { 'model="portrait",outcome="refused"': 1 },
     });
     provider.releaseAll();
     await first;
