@@ -45,7 +45,7 @@ describe('a graceful shutdown', () => {
     const provider = heldImageProvider();
     const app = await startTestApp(
       pglite,
-      { SHUTDOWN_GRACE_MS: '1500', JOBS_SLOTS_IMAGES: '2', STARTER_TOKENS: '50' },
+      { SHUTDOWN_GRACE_MS: '3000', JOBS_SLOTS_IMAGES: '2', STARTER_TOKENS: '50' },
       {},
       { providers: { images: provider } },
     );
