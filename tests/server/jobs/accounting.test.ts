@@ -5,25 +5,15 @@ import { localBus } from '../../../server/events/bus';
 import { entriesFor } from '../../../server/ledger/repository';
 import { pglite, startTestApp, type TestApp, type TestDatabaseKind } from '../helpers';
 import { until } from '../chat/helpers';
-import {
-  balance,
-  expectLedgerConsistent,
-  postJson,
-  requestsOf,
-  signedInUser,
-  spend,
-  type TestUser,
-} from '../images/support';
+import { balance, expectLedgerConsistent, postJson, signedInUser, spend } from '../images/support';
 import { METRICS_TOKEN, metricsWatch } from '../metrics';
 import { facePhoto, postPortrait } from '../portraits/support';
-import { heldImageProvider } from './support';
+import { heldImageProvider, jobIdOf, ORIGINAL_COST, postOriginal } from './support';
 
 // docs/operations.md item 7: /metrics counts "generations and portraits by model and outcome,
 // tokens charged and refunded by reason, ... reconciler actions". An operator's dashboards and
 // alerts read these series, so each job is counted once, under its own model and reason.
 
-const ORIGINAL = '/api/stability/text-to-image';
-const ORIGINAL_COST = 2;
 const PORTRAIT_COST = 12;
 const STARTER = 50;
 const SERIES = [
@@ -33,14 +23,6 @@ const SERIES = [
   'imagegen_tokens_refunded_total',
   'imagegen_reconciler_actions_total',
 ];
-
-function post(app: TestApp, user: TestUser, prompt: string) {
-  return postJson(app, user, ORIGINAL, { prompt, width: 1024, height: 1024 });
-}
-
-async function jobIdOf(app: TestApp, user: TestUser, prompt: string): Promise<number> {
-  return until(async () => (await requestsOf(app, user)).find((r) => r.prompt === prompt)?.id);
-}
 
 describe('what /metrics counts of jobs (docs/operations.md, "Metrics")', () => {
   let app: TestApp;
@@ -66,7 +48,7 @@ describe('what /metrics counts of jobs (docs/operations.md, "Metrics")', () => {
   it('a job that completes: one completed generation of its model, and its cost charged', async () => {
     const user = await newUser();
     const watch = await metricsWatch(app, SERIES);
-    const done = post(app, user, 'completes');
+    const done = postOriginal(app, user, 'completes');
     await until(async () => (provider.held.length === 1 ? true : undefined));
     provider.releaseAll();
     expect((await done).status).toBe(200);
@@ -78,13 +60,13 @@ describe('what /metrics counts of jobs (docs/operations.md, "Metrics")', () => {
 
   it('refused jobs, over the per-user limit or the balance: each one refused generation or portrait, nothing charged', async () => {
     const user = await newUser();
-    const first = post(app, user, 'holds the one place');
+    const first = postOriginal(app, user, 'holds the one place');
     await until(async () => (provider.held.length === 1 ? true : undefined));
     const watch = await metricsWatch(app, SERIES);
-    expect((await post(app, user, 'over the limit')).status).toBe(429);
+    expect((await postOriginal(app, user, 'over the limit')).status).toBe(429);
     const poor = await newUser();
     await spend(app, poor, STARTER - 1);
-    expect((await post(app, poor, 'cannot pay')).body).toMatchObject({ code: 'INSUFFICIENT_TOKENS' });
+    expect((await postOriginal(app, poor, 'cannot pay')).body).toMatchObject({ code: 'INSUFFICIENT_TOKENS' });
     const portrait = await postPortrait(app, poor, {
       fields: { prompt: 'cannot pay either' },
       files: [{ bytes: await facePhoto(), name: 'me.jpg' }],
@@ -100,7 +82,7 @@ describe('what /metrics counts of jobs (docs/operations.md, "Metrics")', () => {
 
   it('a job cancelled at its provider: one failed generation, its cost refunded', async () => {
     const user = await newUser();
-    const done = post(app, user, 'cancelled running');
+    const done = postOriginal(app, user, 'cancelled running');
     await until(async () => (provider.held.length === 1 ? true : undefined));
     const id = await jobIdOf(app, user, 'cancelled running');
     const watch = await metricsWatch(app, SERIES);
@@ -114,10 +96,10 @@ describe('what /metrics counts of jobs (docs/operations.md, "Metrics")', () => {
 
   it('a job cancelled in line: its cost refunded, nothing counted as completed', async () => {
     const holder = await newUser();
-    const held = post(app, holder, 'keeps the slot');
+    const held = postOriginal(app, holder, 'keeps the slot');
     await until(async () => (provider.held.length === 1 ? true : undefined));
     const user = await newUser();
-    const waiting = post(app, user, 'cancelled in line');
+    const waiting = postOriginal(app, user, 'cancelled in line');
     const id = await jobIdOf(app, user, 'cancelled in line');
     const watch = await metricsWatch(app, SERIES);
     expect((await postJson(app, user, `/api/jobs/${id}/cancel`, {})).status).toBe(200);
@@ -169,7 +151,7 @@ describe('the generation reconciler on its timer (GENERATION_RECONCILE_INTERVAL_
     try {
       const user = await signedInUser(app, 'reconciled@example.com');
       const watch = await metricsWatch(app, SERIES);
-      const reply = await post(app, user, 'waits past the deadline');
+      const reply = await postOriginal(app, user, 'waits past the deadline');
       expect(reply.status).toBe(503);
       expect(reply.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
       expect(await balance(app, user)).toBe(STARTER);
@@ -193,7 +175,7 @@ describe('a job this instance cannot run', () => {
     // The first instance takes no jobs: the request waits in line.
     const first = await startTestApp(shared, { JOBS_PER_INSTANCE: '0', STARTER_TOKENS: String(STARTER) }, {}, { bus });
     const user = await signedInUser(first, 'before-durable@example.com');
-    const waiting = post(first, user, 'from an older release');
+    const waiting = postOriginal(first, user, 'from an older release');
     const id = await jobIdOf(first, user, 'from an older release');
     await database.db
       .update(generationRequests)

@@ -18,7 +18,7 @@ import {
   type TestUser,
 } from '../images/support';
 import { facePhoto, postPortrait } from '../portraits/support';
-import { heldImageProvider, sseFrames } from './support';
+import { heldImageProvider, jobIdOf, ORIGINAL, ORIGINAL_COST, originalBody, sseFrames } from './support';
 
 // Issue #28: durable jobs. Expectations come from the issue: the per-user limit (default 4)
 // answers 429 and charges nothing; a global limit per provider, jobs starting in order;
@@ -26,13 +26,7 @@ import { heldImageProvider, sseFrames } from './support';
 // one answers clearly and refunds nothing; SPEC's endpoint waits for its job and a client
 // that leaves does not cancel it; events resume after Last-Event-ID without loss or repeats.
 
-const ORIGINAL = '/api/stability/text-to-image';
-const ORIGINAL_COST = 2;
 const STARTER = 50;
-
-function originalBody(prompt: string) {
-  return { prompt, width: 1024, height: 1024 };
-}
 
 /** Posts and keeps the answer when it comes, without waiting for it. */
 function submit(app: TestApp, user: TestUser, prompt: string) {
@@ -42,10 +36,6 @@ function submit(app: TestApp, user: TestUser, prompt: string) {
     return reply;
   });
   return { outcome, done };
-}
-
-async function jobIdOf(app: TestApp, user: TestUser, prompt: string): Promise<number> {
-  return until(async () => (await requestsOf(app, user)).find((r) => r.prompt === prompt)?.id);
 }
 
 async function activeJobs(app: TestApp, user: TestUser): Promise<number> {

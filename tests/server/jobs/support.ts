@@ -1,5 +1,26 @@
 import { createOfflineImageProvider } from '../../../server/providers/images/offline';
 import type { ImageJob, ImageProvider, ImageResult } from '../../../server/providers/images/types';
+import { until } from '../chat/helpers';
+import type { TestApp } from '../helpers';
+import { postJson, requestsOf, type TestUser } from '../images/support';
+
+/** SPEC section 7's route of the original model, and its cost (SPEC section 3). */
+export const ORIGINAL = '/api/stability/text-to-image';
+export const ORIGINAL_COST = 2;
+
+export function originalBody(prompt: string) {
+  return { prompt, width: 1024, height: 1024 };
+}
+
+/** Asks for an original-model picture and waits for the answer. */
+export function postOriginal(app: TestApp, user: TestUser, prompt: string) {
+  return postJson(app, user, ORIGINAL, originalBody(prompt));
+}
+
+/** The id of the user's job with this prompt, once it is stored. */
+export async function jobIdOf(app: TestApp, user: TestUser, prompt: string): Promise<number> {
+  return until(async () => (await requestsOf(app, user)).find((r) => r.prompt === prompt)?.id);
+}
 
 /** One provider call a held provider has started and not yet answered. */
 export interface HeldCall {

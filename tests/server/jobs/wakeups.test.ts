@@ -3,35 +3,17 @@ import type { Database } from '../../../server/db/client';
 import { localBus } from '../../../server/events/bus';
 import { createOfflineImageProvider } from '../../../server/providers/images/offline';
 import type { ImageJob, ImageProvider, ImageResult } from '../../../server/providers/images/types';
-import { pglite, startTestApp, type TestApp, type TestDatabaseKind } from '../helpers';
+import { pglite, startTestApp, type TestDatabaseKind } from '../helpers';
 import { until } from '../chat/helpers';
-import {
-  balance,
-  expectLedgerConsistent,
-  imagesOf,
-  postJson,
-  requestsOf,
-  signedInUser,
-  type TestUser,
-} from '../images/support';
-import { heldImageProvider } from './support';
+import { balance, expectLedgerConsistent, imagesOf, postJson, requestsOf, signedInUser } from '../images/support';
+import { heldImageProvider, jobIdOf, ORIGINAL_COST, postOriginal } from './support';
 
 // Issue #28 and docs/architecture.md "Durable jobs": a job starts as soon as a slot is free, on
 // whichever instance has room, and the poll (JOBS_POLL_MS) only covers a wake-up that was lost.
 // Each suite sets the poll to a minute, so a job that waited for it would fail the test's wait.
 
-const ORIGINAL = '/api/stability/text-to-image';
-const ORIGINAL_COST = 2;
 const STARTER = 50;
 const SLOW_POLL = { JOBS_POLL_MS: '60000', STARTER_TOKENS: String(STARTER) };
-
-function post(app: TestApp, user: TestUser, prompt: string) {
-  return postJson(app, user, ORIGINAL, { prompt, width: 1024, height: 1024 });
-}
-
-async function jobIdOf(app: TestApp, user: TestUser, prompt: string): Promise<number> {
-  return until(async () => (await requestsOf(app, user)).find((r) => r.prompt === prompt)?.id);
-}
 
 const opened: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -49,9 +31,9 @@ describe('jobs start without waiting for the poll', () => {
     );
     opened.push(async () => (provider.releaseAll(), app.close()));
     const user = await signedInUser(app, 'next-in-line@example.com');
-    const first = post(app, user, 'first');
+    const first = postOriginal(app, user, 'first');
     await until(async () => (provider.held.length === 1 ? true : undefined));
-    const second = post(app, user, 'second');
+    const second = postOriginal(app, user, 'second');
     await jobIdOf(app, user, 'second');
     expect(provider.started).toEqual(['first']);
     provider.releaseAll();
@@ -71,7 +53,7 @@ describe('jobs start without waiting for the poll', () => {
     );
     opened.push(async () => (provider.releaseAll(), app.close()));
     const users = [await signedInUser(app, 'room-a@example.com'), await signedInUser(app, 'room-b@example.com')];
-    const posts = users.map((user, i) => post(app, user, `room ${i}`));
+    const posts = users.map((user, i) => postOriginal(app, user, `room ${i}`));
     await until(async () => (provider.held.length === 1 ? true : undefined));
     await jobIdOf(app, users[1]!, 'room 1');
     await jobIdOf(app, users[0]!, 'room 0');
@@ -96,7 +78,7 @@ describe('jobs start without waiting for the poll', () => {
       await worker.close();
     });
     const user = await signedInUser(front, 'front@example.com');
-    const reply = post(front, user, 'taken elsewhere');
+    const reply = postOriginal(front, user, 'taken elsewhere');
     await until(async () => (provider.held.length === 1 ? true : undefined));
     provider.releaseAll();
     // The front's request waits on the user's events, not on the minute's poll.
@@ -128,7 +110,7 @@ describe('a cancel that comes while the provider’s answer is on its way', () =
     const app = await startTestApp(pglite, SLOW_POLL, {}, { providers: { images: provider } });
     opened.push(async () => (provider.release(), app.close()));
     const user = await signedInUser(app, 'late-answer@example.com');
-    const reply = post(app, user, 'answered after the cancel');
+    const reply = postOriginal(app, user, 'answered after the cancel');
     const id = await jobIdOf(app, user, 'answered after the cancel');
     await until(async () => (provider.calls === 1 ? true : undefined));
     expect(await balance(app, user)).toBe(STARTER - ORIGINAL_COST);
