@@ -125,4 +125,21 @@ describe.each(testDatabases())('payments refuse bad input on $name', { timeout: 
     expect(hook.status).toBe(403);
     expect(await balance(app, other)).toBe(50);
   });
+
+  it("lists SPEC's plans to anyone, signed in or not", async () => {
+    // SPEC "Plans (information)": Starter free with 50 tokens on signup; Pro 700 rub/month,
+    // 1000 tokens monthly, 7-day trial; Premium 1400 rub/month, 2500 tokens, rollover;
+    // pay-as-you-go 0.7 rub per token.
+    const reply = await fetch(`${app.url}/api/payments/plans`);
+    expect(reply.status).toBe(200);
+    const body = (await reply.json()) as { success: boolean; data: { plans: Record<string, unknown>[] } };
+    expect(body.success).toBe(true);
+    const byId = Object.fromEntries(body.data.plans.map((plan) => [plan.id, plan]));
+    expect(Object.keys(byId).sort()).toEqual(['payg', 'premium', 'pro', 'starter']);
+    expect(byId.starter).toMatchObject({ priceRub: null, signupTokens: 50 });
+    expect(byId.pro).toMatchObject({ priceRub: 700, priceKopecks: 70000, tokensPerMonth: 1000, trialDays: 7 });
+    expect(byId.premium).toMatchObject({ priceRub: 1400, tokensPerMonth: 2500, rollover: true });
+    expect(byId.pro).toMatchObject({ rollover: false });
+    expect(byId.payg).toMatchObject({ priceRub: null, pricePerTokenRub: 0.7 });
+  });
 });
