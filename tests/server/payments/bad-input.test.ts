@@ -132,9 +132,12 @@ describe.each(testDatabases())('payments refuse bad input on $name', { timeout: 
     // pay-as-you-go 0.7 rub per token.
     const reply = await fetch(`${app.url}/api/payments/plans`);
     expect(reply.status).toBe(200);
-    const body = (await reply.json()) as { success: boolean; data: { plans: Record<string, unknown>[] } };
+    const body = (await reply.json()) as {
+      success: boolean;
+      data: { plans: ({ id: string } & Record<string, unknown>)[] };
+    };
     expect(body.success).toBe(true);
-    const byId = Object.fromEntries(body.data.plans.map((plan) => [plan.id, plan]));
+    const byId: Record<string, unknown> = Object.fromEntries(body.data.plans.map((plan) => [plan.id, plan]));
     expect(Object.keys(byId).sort()).toEqual(['payg', 'premium', 'pro', 'starter']);
     expect(byId.starter).toMatchObject({ priceRub: null, signupTokens: 50 });
     expect(byId.pro).toMatchObject({ priceRub: 700, priceKopecks: 70000, tokensPerMonth: 1000, trialDays: 7 });
