@@ -2,6 +2,9 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
+  // Log calls' texts and fields are not mutated (tests/mutation-log-ignorer.mjs says why).
+  plugins: ['@stryker-mutator/*', './tests/mutation-log-ignorer.mjs'],
+  ignorers: ['log-lines'],
   // The unit, server and ui projects of vitest.config.ts; e2e is left out.
   vitest: { configFile: 'vitest.mutation.config.ts' },
   coverageAnalysis: 'perTest',
