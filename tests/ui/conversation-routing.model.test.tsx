@@ -648,6 +648,10 @@ const withChatSend = {
     ...(snapshot.matches('ready')
       ? [
           { type: 'CONVERSATION.CREATED', conversation: CREATED },
+          // The created conversation read as it opens: still "New Chat", no messages.
+          ...(ctx(snapshot).targetId === CREATED.id
+            ? answered(snapshot, 'loadConversation', { output: CREATED }, json({ success: true, data: CREATED }))
+            : []),
           {
             type: 'MESSAGES.APPENDED',
             conversationId: ctx(snapshot).targetId ?? 5,
@@ -694,6 +698,26 @@ describeInvariants('conversation routing, told by chat send', withChatSend, [
       const shown = new Set(open.messages.map((m) => m.id));
       const added = ((event as { messages?: Message[] }).messages ?? []).filter((m) => !shown.has(m.id));
       return JSON.stringify(ctx(after).current?.messages) === JSON.stringify([...open.messages, ...added]);
+    },
+  },
+  {
+    // The list as the server gives it when read again: most recently active first, and a
+    // conversation still called "New Chat" named after its first message.
+    name: 'a finished exchange puts its conversation first in the list, named after its first message while it had no title',
+    step: (before, event, after) => {
+      if (event.type !== 'MESSAGES.APPENDED') return true;
+      const id = (event as { conversationId?: number }).conversationId;
+      const listed = ctx(before).conversations;
+      const was = listed.find((c) => c.id === id);
+      if (!was) return JSON.stringify(ctx(after).conversations) === JSON.stringify(listed);
+      const title = was.title === 'New Chat' ? 'Hello' : was.title;
+      const [first, ...rest] = ctx(after).conversations;
+      const [open, shown] = [ctx(after).current, ctx(before).current];
+      return (
+        JSON.stringify(first) === JSON.stringify({ ...was, title, updatedAt: noon(0) }) &&
+        JSON.stringify(rest) === JSON.stringify(listed.filter((c) => c.id !== id)) &&
+        (open?.id !== id || open.title === (shown?.title === 'New Chat' ? 'Hello' : shown?.title))
+      );
     },
   },
   {
