@@ -716,7 +716,7 @@ describeInvariants('conversation routing, told by chat send', withChatSend, [
       return (
         JSON.stringify(first) === JSON.stringify({ ...was, title, updatedAt: noon(0) }) &&
         JSON.stringify(rest) === JSON.stringify(listed.filter((c) => c.id !== id)) &&
-        (open?.id !== id || open.title === (shown?.title === 'New Chat' ? 'Hello' : shown?.title))
+        (!open || open.id !== id || open.title === (shown?.title === 'New Chat' ? 'Hello' : shown?.title))
       );
     },
   },
