@@ -1,6 +1,7 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  assign,
   createActor,
   createMachine,
   fromCallback,
@@ -13,7 +14,10 @@ import { ApiError } from '../../src/api/client';
 import type { GenerationReply, ImageRecord } from '../../src/domain/image-record';
 import type { Language } from '../../src/i18n';
 import {
+  balanceShort,
+  formPreset,
   generationMachine,
+  initialForm,
   type GenerateRequest,
   type GenerationContext,
   type GenerationInputs,
@@ -1334,7 +1338,10 @@ describe('generation: the screen in both languages, and at an address', () => {
 });
 
 describe('generation: the rules and the loader, on the machine itself', () => {
-  const start = (generate: () => Promise<GenerationReply> = () => new Promise<GenerationReply>(() => {})) =>
+  const start = (
+    generate: () => Promise<GenerationReply> = () => new Promise<GenerationReply>(() => {}),
+    keepDraft: (text: string) => void = () => {},
+  ) =>
     createActor(
       generationMachine.provide({
         actors: {
@@ -1343,9 +1350,102 @@ describe('generation: the rules and the loader, on the machine itself', () => {
           watchBalance: fromCallback(() => () => {}),
           ticker: fromCallback(() => () => {}),
         },
+        actions: { keepDraft: (_, params: { text: string }) => keepDraft(params.text) },
       }),
       { input: { ...input, balance: 1 } },
     ).start();
+  const form = (actor: ReturnType<typeof start>) => actor.getSnapshot().context.form;
+
+  it('issue #26: each change of the form hands on the prompt as it now is, to be kept if the session ends', () => {
+    const kept: string[] = [];
+    const actor = start(undefined, (text) => kept.push(text));
+    actor.send({ type: 'FIELD.CHANGE', field: 'prompt', value: 'A red fox' });
+    actor.send({ type: 'FIELD.CHANGE', field: 'negativePrompt', value: 'blur' });
+    actor.send({ type: 'TEMPLATE.APPLY', prompt: 'A mountain lake' });
+    actor.send({ type: 'PROMPT.SET', prompt: 'A hill at dawn' });
+    actor.send({ type: 'FORM.PRESET', values: { prompt: 'A bowl of ramen', model: 'core' } });
+    expect(kept).toEqual(['A red fox', 'A red fox', 'A mountain lake', 'A hill at dawn', 'A bowl of ramen']);
+    actor.stop();
+  });
+
+  it('SPEC 2 Regenerate: its parameters fill only the fields they name; while generating nothing changes the form', () => {
+    const actor = start();
+    actor.send({ type: 'BALANCE.SYNC', balance: 50 });
+    actor.send({ type: 'FIELD.CHANGE', field: 'prompt', value: 'A red fox' });
+    actor.send({ type: 'FIELD.CHANGE', field: 'seed', value: '7' });
+    actor.send({ type: 'FORM.PRESET', values: { model: 'sd3', sd3Model: 'sd3.5-large' } });
+    expect(form(actor)).toMatchObject({ model: 'sd3', sd3Model: 'sd3.5-large', prompt: 'A red fox', seed: '7' });
+    actor.send({ type: 'SUBMIT' });
+    expect(actor.getSnapshot().matches({ generator: 'generating' })).toBe(true);
+    const before = form(actor);
+    actor.send({ type: 'FORM.PRESET', values: { prompt: 'Another', model: 'core' } });
+    actor.send({ type: 'FIELD.CHANGE', field: 'prompt', value: 'Typed' });
+    actor.send({ type: 'TEMPLATE.APPLY', prompt: 'A template' });
+    actor.send({ type: 'PROMPT.SET', prompt: 'Set' });
+    expect(form(actor)).toEqual(before);
+    actor.stop();
+  });
+
+  it('SPEC 2 Regenerate: the address gives the form the parameters it holds, and a model only from the catalogue', () => {
+    expect(formPreset({})).toEqual({});
+    expect(
+      formPreset({
+        model: 'core',
+        size: '1024x1024',
+        aspectRatio: '16:9',
+        stylePreset: 'anime',
+        negativePrompt: 'blur',
+        variant: 'sd3.5-large',
+        seed: '42',
+      }),
+    ).toEqual({
+      model: 'core',
+      size: '1024x1024',
+      aspectRatio: '16:9',
+      stylePreset: 'anime',
+      negativePrompt: 'blur',
+      sd3Model: 'sd3.5-large',
+      seed: '42',
+    });
+    expect(formPreset({ model: 'dall-e-3', negativePrompt: '', seed: '' })).toEqual({ negativePrompt: '', seed: '' });
+  });
+
+  it('SPEC 5 and 9: the balance is short of a model below its cost (original 2, ultra 16, core 6, sd3 12), not at it', () => {
+    const costs = { original: 2, ultra: 16, core: 6, sd3: 12 };
+    for (const [model, cost] of Object.entries(costs)) {
+      const at = (balance: number) => balanceShort({ form: { ...initialForm('A red fox'), model }, balance });
+      expect([at(0), at(cost - 1), at(cost), at(cost + 1)]).toEqual([true, true, false, false]);
+    }
+    // A model the catalogue does not have is refused by its own rule, not as a short balance.
+    expect(balanceShort({ form: { ...initialForm('A red fox'), model: 'gpt-image' }, balance: 0 })).toBe(false);
+  });
+
+  it('SPEC 7: the form follows the balance the header shows, once there is a user to read it from', () => {
+    const header = createActor(
+      createMachine({
+        types: {} as { context: { user: { tokensAmount: number } | null }; events: { type: 'SET'; amount: number } },
+        context: { user: null },
+        on: { SET: { actions: assign({ user: ({ event }) => ({ tokensAmount: event.amount }) }) } },
+      }),
+    ).start();
+    const actor = createActor(
+      generationMachine.provide({
+        actors: {
+          generate: fromPromise<GenerationReply, GenerateRequest>(() => new Promise<GenerationReply>(() => {})),
+          loadRecent: fromPromise<ImageRecord[], { limit: number }>(async () => []),
+          ticker: fromCallback(() => () => {}),
+        },
+      }),
+      { input: { ...input, session: header, balance: 9 } as unknown as GenerationInputs },
+    ).start();
+    expect(actor.getSnapshot().context.balance).toBe(9);
+    header.send({ type: 'SET', amount: 40 });
+    expect(actor.getSnapshot().context.balance).toBe(40);
+    header.send({ type: 'SET', amount: 3 });
+    expect(actor.getSnapshot().context.balance).toBe(3);
+    actor.stop();
+    header.stop();
+  });
 
   it('SPEC 5: every rule in order, the first failing one shown, with the texts of SPEC', () => {
     const actor = start();
