@@ -1341,12 +1341,13 @@ describe('generation: the rules and the loader, on the machine itself', () => {
   const start = (
     generate: () => Promise<GenerationReply> = () => new Promise<GenerationReply>(() => {}),
     keepDraft: (text: string) => void = () => {},
+    recent: () => Promise<ImageRecord[]> = async () => [],
   ) =>
     createActor(
       generationMachine.provide({
         actors: {
           generate: fromPromise<GenerationReply, GenerateRequest>(generate),
-          loadRecent: fromPromise<ImageRecord[], { limit: number }>(async () => []),
+          loadRecent: fromPromise<ImageRecord[], { limit: number }>(recent),
           watchBalance: fromCallback(() => () => {}),
           ticker: fromCallback(() => () => {}),
         },
@@ -1418,6 +1419,64 @@ describe('generation: the rules and the loader, on the machine itself', () => {
     }
     // A model the catalogue does not have is refused by its own rule, not as a short balance.
     expect(balanceShort({ form: { ...initialForm('A red fox'), model: 'gpt-image' }, balance: 0 })).toBe(false);
+  });
+
+  it('SPEC 2: the preview holds the latest 6 images, newest first, each once; Show All reads them again', async () => {
+    let reads = 0;
+    const listed = [1, 2, 3, 4, 5, 6, 7].map((id) => image(id, `Listed ${id}`));
+    const replies = [SUCCESS.original, { ...SUCCESS.original, data: listed[0]! }];
+    const actor = start(
+      async () => replies.shift()!,
+      undefined,
+      async () => {
+        reads += 1;
+        return listed;
+      },
+    );
+    const ids = () => actor.getSnapshot().context.recent.map((i) => i.id);
+    await settled(actor, (s) => s.matches({ recent: 'ready' }));
+    expect(ids()).toEqual([1, 2, 3, 4, 5, 6]);
+    actor.send({ type: 'BALANCE.SYNC', balance: 50 });
+    actor.send({ type: 'FIELD.CHANGE', field: 'prompt', value: 'A red fox' });
+    actor.send({ type: 'SUBMIT' });
+    await settled(actor, (s) => s.matches({ generator: 'result' }));
+    expect(ids()).toEqual([101, 1, 2, 3, 4, 5]);
+    actor.send({ type: 'SUBMIT' });
+    await settled(actor, (s) => s.matches({ generator: 'result' }) && s.context.current?.id === 1);
+    expect(ids()).toEqual([1, 101, 2, 3, 4, 5]);
+    actor.send({ type: 'RECENT.RELOAD' });
+    await settled(actor, (s) => s.matches({ recent: 'ready' }));
+    expect(reads).toBe(2);
+    actor.stop();
+  });
+
+  it('SPEC 2 Use Last Seed: nothing before a seed is known, then the last image’s seed, kept past one without', async () => {
+    const replies = [SUCCESS.original, { ...SUCCESS.original, data: image(104, 'No seed', { seed: null }) }];
+    const actor = start(async () => replies.shift()!);
+    actor.send({ type: 'BALANCE.SYNC', balance: 50 });
+    actor.send({ type: 'FIELD.CHANGE', field: 'seed', value: '5' });
+    actor.send({ type: 'SEED.USE_LAST' });
+    expect(form(actor).seed).toBe('5');
+    actor.send({ type: 'FIELD.CHANGE', field: 'prompt', value: 'A red fox' });
+    actor.send({ type: 'SUBMIT' });
+    await settled(actor, (s) => s.matches({ generator: 'result' }));
+    actor.send({ type: 'SUBMIT' });
+    await settled(actor, (s) => s.matches({ generator: 'result' }) && s.context.current?.id === 104);
+    actor.send({ type: 'SEED.USE_LAST' });
+    expect(form(actor).seed).toBe('77');
+    actor.stop();
+  });
+
+  it('SPEC 2 image modal: opening another image shows that one; closing leaves none selected', () => {
+    const actor = start();
+    const [a, b] = [image(1, 'First'), image(2, 'Second')];
+    actor.send({ type: 'IMAGE.OPEN', image: a });
+    actor.send({ type: 'IMAGE.OPEN', image: b });
+    expect(actor.getSnapshot().context.selected?.id).toBe(2);
+    actor.send({ type: 'IMAGE.CLOSE' });
+    expect(actor.getSnapshot().matches({ modal: 'closed' })).toBe(true);
+    expect(actor.getSnapshot().context.selected).toBeNull();
+    actor.stop();
   });
 
   it('SPEC 7: the form follows the balance the header shows, once there is a user to read it from', () => {
