@@ -1388,7 +1388,8 @@ describe('generation: the rules and the loader, on the machine itself', () => {
   });
 
   it('SPEC 2 Regenerate: the address gives the form the parameters it holds, and a model only from the catalogue', () => {
-    expect(formPreset({})).toEqual({});
+    // Strict: a parameter the address lacks is not in the preset at all (an undefined would blank the field).
+    expect(formPreset({})).toStrictEqual({});
     expect(
       formPreset({
         model: 'core',
@@ -1408,7 +1409,10 @@ describe('generation: the rules and the loader, on the machine itself', () => {
       sd3Model: 'sd3.5-large',
       seed: '42',
     });
-    expect(formPreset({ model: 'dall-e-3', negativePrompt: '', seed: '' })).toEqual({ negativePrompt: '', seed: '' });
+    expect(formPreset({ model: 'dall-e-3', negativePrompt: '', seed: '' })).toStrictEqual({
+      negativePrompt: '',
+      seed: '',
+    });
   });
 
   it('SPEC 5 and 9: the balance is short of a model below its cost (original 2, ultra 16, core 6, sd3 12), not at it', () => {
