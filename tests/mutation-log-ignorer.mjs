@@ -13,7 +13,7 @@ const isIdentifier = (node, name) => node?.type === 'Identifier' && node.name ==
 const isMember = (node) => node?.type === 'MemberExpression' && !node.computed;
 
 /** `this.log(...)`, the callback the queue is given, and `<anything>.log.<level>(...)` (pino). */
-export function isLogCall(node) {
+function isLogCall(node) {
   if (node?.type !== 'CallExpression' || !isMember(node.callee)) return false;
   const { object, property } = node.callee;
   if (object.type === 'ThisExpression' && isIdentifier(property, 'log')) return true;
