@@ -1338,28 +1338,37 @@ describe('generation: the screen in both languages, and at an address', () => {
 });
 
 describe('generation: the rules and the loader, on the machine itself', () => {
-  const start = (
-    generate: () => Promise<GenerationReply> = () => new Promise<GenerationReply>(() => {}),
-    keepDraft: (text: string) => void = () => {},
-    recent: () => Promise<ImageRecord[]> = async () => [],
-  ) =>
+  /** The chart with test answers; given a `session`, it keeps its own balance watcher on it. */
+  const start = ({
+    generate = () => new Promise<GenerationReply>(() => {}),
+    keepDraft = () => {},
+    recent = async () => [],
+    session,
+    balance = 1,
+  }: {
+    generate?: () => Promise<GenerationReply>;
+    keepDraft?: (text: string) => void;
+    recent?: () => Promise<ImageRecord[]>;
+    session?: GenerationInputs['session'];
+    balance?: number;
+  } = {}) =>
     createActor(
       generationMachine.provide({
         actors: {
           generate: fromPromise<GenerationReply, GenerateRequest>(generate),
           loadRecent: fromPromise<ImageRecord[], { limit: number }>(recent),
-          watchBalance: fromCallback(() => () => {}),
+          ...(session ? {} : { watchBalance: fromCallback(() => () => {}) }),
           ticker: fromCallback(() => () => {}),
         },
         actions: { keepDraft: (_, params: { text: string }) => keepDraft(params.text) },
       }),
-      { input: { ...input, balance: 1 } },
+      { input: { ...input, ...(session ? { session } : {}), balance } },
     ).start();
   const form = (actor: ReturnType<typeof start>) => actor.getSnapshot().context.form;
 
   it('issue #26: each change of the form hands on the prompt as it now is, to be kept if the session ends', () => {
     const kept: string[] = [];
-    const actor = start(undefined, (text) => kept.push(text));
+    const actor = start({ keepDraft: (text) => kept.push(text) });
     actor.send({ type: 'FIELD.CHANGE', field: 'prompt', value: 'A red fox' });
     actor.send({ type: 'FIELD.CHANGE', field: 'negativePrompt', value: 'blur' });
     actor.send({ type: 'TEMPLATE.APPLY', prompt: 'A mountain lake' });
@@ -1416,8 +1425,7 @@ describe('generation: the rules and the loader, on the machine itself', () => {
   });
 
   it('SPEC 5 and 9: the balance is short of a model below its cost (original 2, ultra 16, core 6, sd3 12), not at it', () => {
-    const costs = { original: 2, ultra: 16, core: 6, sd3: 12 };
-    for (const [model, cost] of Object.entries(costs)) {
+    for (const [model, cost] of Object.entries(COST)) {
       const at = (balance: number) => balanceShort({ form: { ...initialForm('A red fox'), model }, balance });
       expect([at(0), at(cost - 1), at(cost), at(cost + 1)]).toEqual([true, true, false, false]);
     }
@@ -1429,14 +1437,13 @@ describe('generation: the rules and the loader, on the machine itself', () => {
     let reads = 0;
     const listed = [1, 2, 3, 4, 5, 6, 7].map((id) => image(id, `Listed ${id}`));
     const replies = [SUCCESS.original, { ...SUCCESS.original, data: listed[0]! }];
-    const actor = start(
-      async () => replies.shift()!,
-      undefined,
-      async () => {
+    const actor = start({
+      generate: async () => replies.shift()!,
+      recent: async () => {
         reads += 1;
         return listed;
       },
-    );
+    });
     const ids = () => actor.getSnapshot().context.recent.map((i) => i.id);
     await settled(actor, (s) => s.matches({ recent: 'ready' }));
     expect(ids()).toEqual([1, 2, 3, 4, 5, 6]);
@@ -1456,7 +1463,7 @@ describe('generation: the rules and the loader, on the machine itself', () => {
 
   it('SPEC 2 Use Last Seed: nothing before a seed is known, then the last image’s seed, kept past one without', async () => {
     const replies = [SUCCESS.original, { ...SUCCESS.original, data: image(104, 'No seed', { seed: null }) }];
-    const actor = start(async () => replies.shift()!);
+    const actor = start({ generate: async () => replies.shift()! });
     actor.send({ type: 'BALANCE.SYNC', balance: 50 });
     actor.send({ type: 'FIELD.CHANGE', field: 'seed', value: '5' });
     actor.send({ type: 'SEED.USE_LAST' });
@@ -1491,16 +1498,8 @@ describe('generation: the rules and the loader, on the machine itself', () => {
         on: { SET: { actions: assign({ user: ({ event }) => ({ tokensAmount: event.amount }) }) } },
       }),
     ).start();
-    const actor = createActor(
-      generationMachine.provide({
-        actors: {
-          generate: fromPromise<GenerationReply, GenerateRequest>(() => new Promise<GenerationReply>(() => {})),
-          loadRecent: fromPromise<ImageRecord[], { limit: number }>(async () => []),
-          ticker: fromCallback(() => () => {}),
-        },
-      }),
-      { input: { ...input, session: header, balance: 9 } as unknown as GenerationInputs },
-    ).start();
+    // The header's session, reduced to the user it holds.
+    const actor = start({ session: header as unknown as GenerationInputs['session'], balance: 9 });
     expect(actor.getSnapshot().context.balance).toBe(9);
     header.send({ type: 'SET', amount: 40 });
     expect(actor.getSnapshot().context.balance).toBe(40);
@@ -1556,7 +1555,7 @@ describe('generation: the rules and the loader, on the machine itself', () => {
 
   it('SPEC 2: the bar creeps but never reaches 100 until the image is there', async () => {
     let finish!: (reply: GenerationReply) => void;
-    const actor = start(() => new Promise<GenerationReply>((resolve) => (finish = resolve)));
+    const actor = start({ generate: () => new Promise<GenerationReply>((resolve) => (finish = resolve)) });
     actor.send({ type: 'BALANCE.SYNC', balance: 50 });
     actor.send({ type: 'FIELD.CHANGE', field: 'prompt', value: 'A red fox' });
     actor.send({ type: 'SUBMIT' });
@@ -1575,7 +1574,7 @@ describe('generation: the rules and the loader, on the machine itself', () => {
   });
 
   it('SPEC 8: a failure that says nothing at all reads "Generation failed. Please try again."', async () => {
-    const actor = start(() => Promise.reject(new Error('')));
+    const actor = start({ generate: () => Promise.reject(new Error('')) });
     actor.send({ type: 'BALANCE.SYNC', balance: 50 });
     actor.send({ type: 'FIELD.CHANGE', field: 'prompt', value: 'A red fox' });
     actor.send({ type: 'SUBMIT' });
