@@ -2,12 +2,12 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { STREAM_EVENTS, type Job } from '../../../src/domain/jobs';
 import { upsertUser } from '../../../server/auth/repository';
 import type { Database, Db, Executor } from '../../../server/db/client';
 import { generationRequests, images, tokenLedger, userEvents } from '../../../server/db/schema';
-import { AppError } from '../../../server/errors';
+import { AppError, isAppError } from '../../../server/errors';
 import { localBus, type Bus } from '../../../server/events/bus';
 import { EventLog } from '../../../server/events/service';
 import { LocalImageStorage } from '../../../server/images/storage';
@@ -70,9 +70,11 @@ function heldHandler(lane: repo.Lane = 'images', overrides: Partial<JobHandler> 
         signal.addEventListener('abort', () => reject(new Error('aborted by the signal')), { once: true });
       }),
     failure: (error) =>
-      error instanceof ProviderRefusal
-        ? new AppError('PROVIDER_ERROR', `refused: ${error.message}`, { details: { providerStatus: 400 } })
-        : new AppError('PROVIDER_ERROR'),
+      isAppError(error)
+        ? error
+        : error instanceof ProviderRefusal
+          ? new AppError('PROVIDER_ERROR', `refused: ${error.message}`, { details: { providerStatus: 400 } })
+          : new AppError('PROVIDER_ERROR'),
     image: (job, output) => ({ prompt: job.prompt, size: '64x64', mimeType: output.mimeType, model: job.model }),
     storeFailureMessage: () => 'The picture could not be kept',
     ...overrides,
@@ -87,8 +89,11 @@ interface Harness {
   ledger: LedgerService;
   storageDir: string;
   logged: string[];
-  /** A runner on the harness's database; `bus` and `storageDir` default to the shared ones. */
-  queue(options?: Partial<JobQueueOptions>, own?: { bus?: Bus; storageDir?: string }): JobQueue;
+  /** A runner on the harness's database; what `own` names replaces the shared bus, database or store. */
+  queue(
+    options?: Partial<JobQueueOptions>,
+    own?: { bus?: Bus; storageDir?: string; db?: Db; storage?: LocalImageStorage },
+  ): JobQueue;
   user(balance: number, subject?: string): Promise<number>;
 }
 
@@ -118,8 +123,11 @@ async function harness(): Promise<Harness> {
   const ledger = new LedgerService(database.db);
   const logged: string[] = [];
   const queues: JobQueue[] = [];
+  const thumbnails: Thumbnails[] = [];
   open.push(async () => {
     for (const queue of queues) await queue.stop();
+    // Thumbnails are made after a job's answer: the last ones may still be on their way.
+    for (const made of thumbnails) await made.drain();
     await fs.rm(storageDir, { recursive: true, force: true });
   });
   return {
@@ -130,12 +138,17 @@ async function harness(): Promise<Harness> {
     storageDir,
     logged,
     queue(options = {}, own = {}) {
-      const storage = new LocalImageStorage(own.storageDir ?? storageDir);
+      const thumbnailsOf = (storage: LocalImageStorage) => {
+        const made = new Thumbnails(database.db, storage);
+        thumbnails.push(made);
+        return made;
+      };
+      const storage = own.storage ?? new LocalImageStorage(own.storageDir ?? storageDir);
       const queue = new JobQueue(
-        database.db,
+        own.db ?? database.db,
         ledger,
         storage,
-        new Thumbnails(database.db, storage),
+        thumbnailsOf(storage),
         new EventLog(database.db, own.bus ?? bus),
         {
           appUrl: APP_URL,
@@ -209,6 +222,35 @@ function calling(calls: Call[], count = 1): Promise<Call[]> {
   return until(async () => (calls.length >= count ? calls : undefined));
 }
 
+/**
+ * The database as a runner sees it, with its claims held: a runner's only transaction is its
+ * claim (server/jobs/repository.ts claimNext), so each one that comes back while `holding`
+ * waits, its row already written, until the test releases it.
+ */
+function heldClaims(db: Db) {
+  const held: Array<() => void> = [];
+  const state = { holding: true, claims: 0 };
+  const gated = new Proxy(db, {
+    get(target, key, receiver) {
+      if (key !== 'transaction') return Reflect.get(target, key, receiver) as unknown;
+      return async (work: (tx: Executor) => Promise<unknown>) => {
+        const result = await target.transaction(work);
+        state.claims += 1;
+        if (state.holding) await new Promise<void>((resolve) => held.push(resolve));
+        return result;
+      };
+    },
+  });
+  return {
+    db: gated,
+    claims: () => state.claims,
+    release() {
+      state.holding = false;
+      for (const resolve of held.splice(0)) resolve();
+    },
+  };
+}
+
 describe('submit: the charge, the limit and the job in one statement', () => {
   it('charges the cost, stores the job in line with its input, and tells the user it is queued with the new balance', async () => {
     const h = await harness();
@@ -257,6 +299,16 @@ describe('submit: the charge, the limit and the job in one statement', () => {
     expect(refusal).toMatchObject({ code: 'TOO_MANY_JOBS', status: 429, details: { limit: 2 } });
     expect(await h.ledger.balance(userId)).toBe(6);
     expect(queue.perUserLimit).toBe(2);
+  });
+
+  it('refuses a job over the limit as such when the balance still covers it exactly', async () => {
+    const h = await harness();
+    const queue = h.queue({ workers: false, perUserLimit: 1 });
+    queue.register('generation', heldHandler().handler);
+    const userId = await h.user(2 * COST);
+    await queue.submit(submission(userId, 'one'));
+    await expect(queue.submit(submission(userId, 'two'))).rejects.toMatchObject({ code: 'TOO_MANY_JOBS' });
+    expect(await h.ledger.balance(userId)).toBe(COST);
   });
 
   it('refuses a kind it has no handler for before anything is written', async () => {
@@ -385,6 +437,27 @@ describe('a job from line to result', () => {
       balance: 10,
       job: { state: 'failed', progress: 1, error: { code: 'PROVIDER_ERROR', message: 'refused: bad prompt' } },
     });
+  });
+
+  it('stores an application error the provider call raised (a filtered picture) as a failure, not a cancel', async () => {
+    const h = await harness();
+    const queue = h.queue();
+    const { handler, calls } = heldHandler();
+    queue.register('generation', handler);
+    queue.start();
+    const userId = await h.user(10);
+    const id = await queue.submit(submission(userId, 'filtered'));
+    (await calling(calls))[0]!.fail(
+      new AppError('CONTENT_FILTERED', undefined, { details: { finishReason: 'CONTENT_FILTERED' } }),
+    );
+    const settled = await queue.wait(userId, id);
+    expect(settled.job).toMatchObject({
+      errorCode: 'CONTENT_FILTERED',
+      errorDetails: { finishReason: 'CONTENT_FILTERED' },
+    });
+    expect(settled.balance).toBe(10);
+    const [listed] = (await queue.list(userId)).jobs;
+    expect(listed!.state).toBe('failed');
   });
 
   it('reads a failed row without a code or a text as PROVIDER_ERROR "Generation failed"', async () => {
@@ -626,9 +699,23 @@ describe('the list: places, estimates and progress (docs/architecture.md, "Durab
     const find = (jobs: Job[], id: number) => jobs.find((job) => job.id === id)!;
 
     const early = (await at(1000)).jobs;
-    expect(find(early, running)).toMatchObject({ state: 'running', position: null, etaSeconds: 3, progress: 0.25 });
+    expect(find(early, running)).toMatchObject({
+      state: 'running',
+      position: null,
+      etaSeconds: 3,
+      progress: 0.25,
+      startedAt: start.toISOString(),
+      finishedAt: null,
+    });
     expect(find(early, waiting)).toMatchObject({ state: 'queued', position: 1, etaSeconds: 4, progress: 0 });
-    expect(find(early, done)).toMatchObject({ state: 'completed', position: null, etaSeconds: null, progress: 1 });
+    expect(find(early, done)).toMatchObject({
+      state: 'completed',
+      position: null,
+      etaSeconds: null,
+      progress: 1,
+      finishedAt: new Date(start.getTime() + 4000).toISOString(),
+    });
+    expect(find(early, waiting)).toMatchObject({ startedAt: null, finishedAt: null });
     // Past the mean: nearly done, never done before it is.
     const late = (await at(60_000)).jobs;
     expect(find(late, running)).toMatchObject({ etaSeconds: 0, progress: 0.95 });
@@ -797,38 +884,29 @@ describe('wake-ups: a job starts without waiting for the poll', () => {
 
   it('claims again when a job arrives while a claim that found nothing is still on its way', async () => {
     const h = await harness();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let claims = 0;
-    // The database as the runner sees it: its first claim answers only when the test says so.
-    const db = new Proxy(h.db, {
-      get(target, key, receiver) {
-        if (key !== 'transaction') return Reflect.get(target, key, receiver) as unknown;
-        return async (work: (tx: Executor) => Promise<unknown>) => {
-          const result = await target.transaction(work);
-          claims += 1;
-          if (claims === 1) await held;
-          return result;
-        };
-      },
-    });
-    const storage = new LocalImageStorage(h.storageDir);
-    const queue = new JobQueue(db, h.ledger, storage, new Thumbnails(h.db, storage), new EventLog(h.db, localBus()), {
-      appUrl: APP_URL,
-      perUserLimit: 4,
-      slots: { images: 2, portraits: 1 },
-      perInstance: 4,
-      pollMs: NO_POLL_MS,
-      queueTimeoutMs: NO_POLL_MS,
-    });
-    open.push(() => queue.stop());
+    const claims = heldClaims(h.db);
+    const queue = h.queue({}, { db: claims.db, bus: localBus() });
     const { handler, calls } = heldHandler();
     queue.register('generation', handler);
     queue.start();
-    await until(async () => (claims === 1 ? true : undefined));
+    await until(async () => (claims.claims() === 1 ? true : undefined));
     const userId = await h.user(10);
     const id = await queue.submit(submission(userId, 'came during a claim'));
-    release();
+    claims.release();
+    expect((await calling(calls))[0]!.job.id).toBe(id);
+  });
+
+  it('finds a job no poke told it of at the next poll', async () => {
+    const h = await harness();
+    // On a bus of its own: it hears nothing of what the other instance accepts.
+    const worker = h.queue({ pollMs: 30 }, { bus: localBus() });
+    const { handler, calls } = heldHandler();
+    worker.register('generation', handler);
+    worker.start();
+    const front = h.queue({ workers: false });
+    front.register('generation', heldHandler().handler);
+    const userId = await h.user(10);
+    const id = await front.submit(submission(userId, 'found by the poll'));
     expect((await calling(calls))[0]!.job.id).toBe(id);
   });
 
@@ -861,5 +939,127 @@ describe('wake-ups: a job starts without waiting for the poll', () => {
     const waited = front.wait(userId, id);
     (await calling(calls))[0]!.answer(await picture());
     expect((await waited).job.status).toBe('COMPLETED');
+  });
+});
+
+describe('a job settled elsewhere while its picture is being stored', () => {
+  it('keeps no picture: the file is removed, no image is recorded, and the refund stays the only one', async () => {
+    const h = await harness();
+    let release!: () => void;
+    const saved = new Promise<void>((resolve) => (release = resolve));
+    let written: string | undefined;
+    // A store that writes the file, then is slow to answer.
+    class SlowStorage extends LocalImageStorage {
+      override async save(bytes: Buffer, mimeType: PaidJobOutput['mimeType']) {
+        const stored = await super.save(bytes, mimeType);
+        written = stored.fileName;
+        await saved;
+        return stored;
+      }
+    }
+    const worker = h.queue({}, { storage: new SlowStorage(h.storageDir) });
+    const { handler, calls } = heldHandler();
+    worker.register('generation', handler);
+    worker.start();
+    const userId = await h.user(10);
+    const id = await worker.submit(submission(userId, 'judged dead while storing'));
+    (await calling(calls))[0]!.answer(await picture());
+    await until(async () => written);
+    // Another instance's reconciler takes the job for abandoned (its heartbeat looks stopped).
+    await h.db
+      .update(generationRequests)
+      .set({ heartbeatAt: sql`now() - interval '2 minutes'` })
+      .where(eq(generationRequests.id, id));
+    expect(await h.queue({ workers: false }).reconcile(60_000)).toBe(1);
+    release();
+    await until(async () => ((await fs.readdir(h.storageDir)).length === 0 ? true : undefined));
+    expect(await h.db.select().from(images)).toEqual([]);
+    expect(await jobRow(h.db, id)).toMatchObject({ status: 'FAILED', errorCode: 'PROVIDER_TIMEOUT' });
+    expect((await ledgerOf(h.db, userId)).filter((entry) => entry.reason === 'generation_refund')).toHaveLength(1);
+    expect(await h.ledger.balance(userId)).toBe(10);
+  });
+});
+
+describe('stop, while jobs wait in line', () => {
+  it('starts none of them, even when a running job ends during the grace: another instance takes them', async () => {
+    const h = await harness();
+    const worker = h.queue({ perInstance: 1 });
+    const { handler, calls } = heldHandler();
+    worker.register('generation', handler);
+    worker.start();
+    const userId = await h.user(10);
+    await worker.submit(submission(userId, 'running at stop'));
+    const waiting = await worker.submit(submission(userId, 'waiting at stop'));
+    const [call] = await calling(calls);
+    const stopped = worker.stop(NO_POLL_MS);
+    call!.answer(await picture());
+    await stopped;
+
+    const other = h.queue({ instanceId: 'other' });
+    const second = heldHandler();
+    other.register('generation', second.handler);
+    other.start();
+    expect((await calling(second.calls))[0]!.job.id).toBe(waiting);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('puts back in line a job its claim brought back after the stop began, and tells the other instances', async () => {
+    const h = await harness();
+    const front = h.queue({ workers: false });
+    front.register('generation', heldHandler().handler);
+    const userId = await h.user(10);
+    const id = await front.submit(submission(userId, 'claimed at stop'));
+    const claims = heldClaims(h.db);
+    const worker = h.queue({ instanceId: 'stopping' }, { db: claims.db });
+    const { handler, calls } = heldHandler();
+    worker.register('generation', handler);
+    worker.start();
+    await until(async () => (claims.claims() === 1 ? true : undefined));
+    expect((await jobRow(h.db, id)).claimedBy).toBe('stopping');
+    const other = h.queue({ instanceId: 'other' });
+    const second = heldHandler();
+    other.register('generation', second.handler);
+    other.start();
+
+    const stopped = worker.stop();
+    claims.release();
+    await stopped;
+    // The other instance hears of it at once (its poll is an hour away).
+    expect((await calling(second.calls))[0]!.job.id).toBe(id);
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('the heartbeat of a running job (docs/architecture.md: every 10 s)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('keeps the row alive, sees a Cancel whose poke was lost at the next beat, and beats no more once the job ended', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const h = await harness();
+    const worker = h.queue({ instanceId: 'beating' });
+    const { handler, calls } = heldHandler();
+    worker.register('generation', handler);
+    worker.start();
+    const userId = await h.user(10);
+    const id = await worker.submit(submission(userId, 'beating'));
+    const [call] = await calling(calls);
+    const old = new Date(Date.now() - 5 * 60_000);
+    await h.db.update(generationRequests).set({ heartbeatAt: old }).where(eq(generationRequests.id, id));
+    vi.advanceTimersByTime(10_000);
+    await until(async () => ((await jobRow(h.db, id)).heartbeatAt > old ? true : undefined));
+
+    // A Cancel taken by another instance, its message on the bus lost: only the row says so.
+    expect(await repo.requestCancel(h.db, userId, id)).toBe(true);
+    expect(call!.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(10_000);
+    await until(async () => (call!.signal.aborted ? true : undefined));
+    expect(call!.signal.reason).toMatchObject({ code: 'JOB_CANCELLED' });
+    const settled = await worker.wait(userId, id);
+    expect(settled.job).toMatchObject({ status: 'FAILED', errorCode: 'JOB_CANCELLED' });
+    expect(settled.balance).toBe(10);
+    // Only the line's poll is left: the job's heartbeat stopped with it.
+    await until(async () => (vi.getTimerCount() === 1 ? true : undefined));
   });
 });
