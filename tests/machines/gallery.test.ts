@@ -74,8 +74,8 @@ function gallery(input: GalleryInput = {}) {
       notifyDeleted: () => {
         effects.push('deleted');
       },
-      notifyDeleteFailed: () => {
-        effects.push('delete failed');
+      notifyDeleteFailed: (_, params: { error: unknown }) => {
+        effects.push(`delete failed: ${(params.error as Error).message}`);
       },
       logFailure: () => {
         effects.push('logged');
@@ -115,8 +115,12 @@ describe('loading a page', () => {
 
   it('tells "nothing yet" from "nothing found": an empty answer is empty, or an empty search when a search was sent', async () => {
     const g = gallery();
+    await g.answer(page([image(1)], 1, 1));
+    // The last image went elsewhere: the page read again is empty, and so is its count.
+    g.actor.send({ type: 'REFRESH' });
     await g.answer(page([], 1, 0));
     expect(g.state()).toBe('empty');
+    expect(g.actor.getSnapshot().context).toMatchObject({ images: [], pagination: { total: 0 } });
 
     const s = gallery();
     await s.answer(page(twelve, 1, 12));
@@ -124,6 +128,7 @@ describe('loading a page', () => {
     s.actor.send({ type: 'SEARCH.ALL' });
     await s.answer(page([], 1, 0));
     expect(s.state()).toBe('emptySearch');
+    expect(s.actor.getSnapshot().context).toMatchObject({ images: [], pagination: { total: 0 } });
   });
 
   it('goes to the last page when the page asked for is past the end of a list that has images, and fixes the address', async () => {
@@ -231,11 +236,18 @@ describe('the search box (SPEC: filters the loaded page by prompt, case-insensit
     g.actor.send({ type: 'FILTER.CHANGE', text: 'fox' });
     g.actor.send({ type: 'SEARCH.ALL' });
     await g.answer(page([image(5, 'fox')], 1, 1));
+    // What the search found is shown.
+    expect(g.state()).toEqual({ ready: 'browsing' });
     g.actor.send({ type: 'PAGE.GO', page: 1 });
     expect(g.request().search).toBe('fox');
     await g.answer(page([image(5, 'fox')], 1, 1));
+    g.actor.send({ type: 'FILTER.CHANGE', text: 'fo' });
+    g.effects.length = 0;
     g.actor.send({ type: 'SEARCH.CLEAR' });
     expect(g.request()).toEqual({ page: 1, limit: 12, search: null });
+    expect(g.effects).toEqual(['address page=1 limit=12']);
+    await g.answer(page(twelve, 1, 12));
+    expect(visibleImages(g.actor.getSnapshot().context)).toHaveLength(12);
   });
 });
 
@@ -350,7 +362,7 @@ describe('deleting an image, after a confirmation', () => {
     g.actor.send({ type: 'DELETE.CONFIRM' });
     g.deletes[0]!.reject(new Error('500'));
     await g.settle();
-    expect(g.effects).toEqual(['delete failed']);
+    expect(g.effects).toEqual(['delete failed: 500']);
     expect(g.state()).toEqual({ ready: 'browsing' });
     expect(g.actor.getSnapshot().context).toMatchObject({ selectedId: null, doomed: null });
     expect(g.loads).toHaveLength(1);
