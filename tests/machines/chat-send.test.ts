@@ -180,6 +180,12 @@ describe('what is not sent (SPEC section 5: trimmed, not empty, not while disabl
     expect(c.context().draft).toBe('hello');
   });
 
+  it('starts with an empty input when none was kept', () => {
+    const c = chat();
+    expect(c.drafts).toEqual(['']);
+    expect(c.context().draft).toBe('');
+  });
+
   it('keeps every change of the input, and the input it starts with (issue #26)', () => {
     const c = chat({ draft: 'left over' });
     c.type('left over, and more');
@@ -417,6 +423,7 @@ describe('a reply that ends without its last frame', () => {
     await c.settle();
     expect(c.state()).toBe('idle');
     expect((c.routing!.got()[0]!.messages as unknown[]).length).toBe(2);
+    expect(c.context().pending).toBeNull();
     expect(c.session.got).toEqual([{ type: 'USER.REFRESH' }]);
     expect(c.context().failed).toBeNull();
   });
