@@ -645,7 +645,8 @@ describe('cancel', () => {
     expect(await repo.requestCancel(h.db, userId, id)).toBe(true);
 
     const worker = h.queue();
-    const { handler, calls } = heldHandler();
+    // A handler that words every failure its own way: the runner knows its own cancel.
+    const { handler, calls } = heldHandler('images', { failure: () => new AppError('PROVIDER_ERROR') });
     worker.register('generation', handler);
     worker.start();
     const settled = await worker.wait(userId, id);
