@@ -83,6 +83,63 @@ describe.each(testDatabases())('sandbox checkout on $name', { timeout: 120_000 }
     await expectLedgerConsistent(app, user);
   });
 
+  it('the checkout page says where the payment stands, offers every decline reason, is never cached, and refuses bad forms', async () => {
+    app = await startTestApp(kind);
+    const user = await signedInUser(app, 'looker@example.com');
+    const open = async (tokensAmount: number) => {
+      const created = await postJson(app!, user, '/api/payments/create-token-payment', { tokensAmount });
+      return created.body.data as { confirmationUrl: string; paymentId: string };
+    };
+    const page = async (url: string) => {
+      const response = await fetch(url, { headers: { cookie: user.jar.header() } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      return response.text();
+    };
+
+    const { confirmationUrl: pending } = await open(100);
+    const before = await page(pending);
+    expect(before).toContain('data-status="pending">Ожидает оплаты / Awaiting payment<');
+    expect(before).toContain('Оплатить 70.00 ₽ · Pay');
+    // The five reasons the sandbox provider can decline with, each named in both languages.
+    for (const [value, label] of [
+      ['insufficient_funds', 'Недостаточно средств / Insufficient funds'],
+      ['3d_secure_failed', 'Не пройдена 3-D Secure / 3-D Secure failed'],
+      ['card_expired', 'Срок действия карты истёк / Card expired'],
+      ['payment_method_restricted', 'Операции по карте ограничены / Card restricted'],
+      ['canceled_by_merchant', 'Отменён магазином / Canceled by the shop'],
+    ]) {
+      expect(before).toContain(`<option value="${value}">${label}</option>`);
+    }
+
+    // Bad forms change nothing: no action, an unknown one, a reason the sandbox does not know.
+    for (const fields of [{}, { action: 'refund' }, { action: 'decline', reason: 'bored' }]) {
+      const refused = await submitCheckout(app, user, pending, fields);
+      expect(refused.status).toBe(400);
+    }
+    // An address that is not a sandbox payment's, in both of the page's routes.
+    const stranger = pending.replace(/sb_[0-9a-f-]{36}$/, 'sb_not-a-payment');
+    expect((await fetch(stranger, { headers: { cookie: user.jar.header() } })).status).toBe(404);
+    expect((await submitCheckout(app, user, `${pending}x`, { action: 'pay' })).status).toBe(404);
+    expect(await page(pending)).toContain('data-status="pending"');
+
+    await submitCheckout(app, user, pending, { action: 'pay' });
+    const paid = await page(pending);
+    expect(paid).toContain('data-status="succeeded">Оплачено / Paid<');
+    expect(paid).toContain('Вернуться в магазин · Back to the shop');
+    expect(paid).not.toContain('Отклонить · Decline');
+
+    const { confirmationUrl: declinedUrl, paymentId } = await open(50);
+    // A decline with no reason named is for insufficient funds.
+    await submitCheckout(app, user, declinedUrl, { action: 'decline' });
+    const declined = await page(declinedUrl);
+    expect(declined).toContain('data-status="canceled">Отклонено / Declined<');
+    expect(declined).not.toContain('· Pay');
+    const payment = paymentSchema.parse((await getJson(app, user, `/api/payments/${paymentId}`)).body.data);
+    expect(payment).toMatchObject({ status: 'canceled', cancellationReason: 'insufficient_funds' });
+  });
+
   it('a decline carries its reason and credits nothing', async () => {
     app = await startTestApp(kind);
     const user = await signedInUser(app, 'decliner@example.com');
