@@ -114,7 +114,8 @@ describe.each(testDatabases())('sandbox checkout on $name', { timeout: 120_000 }
     }
 
     // Bad forms change nothing: no action, an unknown one, a reason the sandbox does not know.
-    for (const fields of [{}, { action: 'refund' }, { action: 'decline', reason: 'bored' }]) {
+    const badForms: Array<Record<string, string>> = [{}, { action: 'refund' }, { action: 'decline', reason: 'bored' }];
+    for (const fields of badForms) {
       const refused = await submitCheckout(app, user, pending, fields);
       expect(refused.status).toBe(400);
     }
