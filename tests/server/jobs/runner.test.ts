@@ -83,12 +83,10 @@ function heldHandler(lane: repo.Lane = 'images', overrides: Partial<JobHandler> 
 }
 
 interface Harness {
-  database: Database;
   db: Db;
   bus: Bus;
   ledger: LedgerService;
   storageDir: string;
-  logged: string[];
   /** A runner on the harness's database; what `own` names replaces the shared bus, database or store. */
   queue(
     options?: Partial<JobQueueOptions>,
@@ -121,7 +119,6 @@ async function harness(): Promise<Harness> {
   const storageDir = await fs.mkdtemp(path.join(os.tmpdir(), 'runner-'));
   const bus = localBus();
   const ledger = new LedgerService(database.db);
-  const logged: string[] = [];
   const queues: JobQueue[] = [];
   const thumbnails: Thumbnails[] = [];
   open.push(async () => {
@@ -131,12 +128,10 @@ async function harness(): Promise<Harness> {
     await fs.rm(storageDir, { recursive: true, force: true });
   });
   return {
-    database,
     db: database.db,
     bus,
     ledger,
     storageDir,
-    logged,
     queue(options = {}, own = {}) {
       const thumbnailsOf = (storage: LocalImageStorage) => {
         const made = new Thumbnails(database.db, storage);
@@ -159,7 +154,6 @@ async function harness(): Promise<Harness> {
           queueTimeoutMs: 10 * 60_000,
           ...options,
         },
-        (_error, what) => logged.push(what),
       );
       queues.push(queue);
       return queue;
