@@ -179,6 +179,22 @@ async function harness(): Promise<Harness> {
   };
 }
 
+/** A runner that accepts generations and runs none (workers off): the line is the test's. */
+function accepting(h: Harness, options: Partial<JobQueueOptions> = {}, own?: Parameters<Harness['queue']>[1]) {
+  const queue = h.queue({ workers: false, ...options }, own);
+  queue.register('generation', heldHandler().handler);
+  return queue;
+}
+
+/** A runner that takes jobs, with a held handler for generations. */
+function started(h: Harness, ...args: Parameters<Harness['queue']>) {
+  const queue = h.queue(...args);
+  const { handler, calls } = heldHandler();
+  queue.register('generation', handler);
+  queue.start();
+  return { queue, calls };
+}
+
 function submission(userId: number, prompt: string, overrides: Partial<Submission> = {}): Submission {
   return {
     kind: 'generation',
@@ -248,8 +264,7 @@ function heldClaims(db: Db) {
 describe('submit: the charge, the limit and the job in one statement', () => {
   it('charges the cost, stores the job in line with its input, and tells the user it is queued with the new balance', async () => {
     const h = await harness();
-    const queue = h.queue({ workers: false });
-    queue.register('generation', heldHandler().handler);
+    const queue = accepting(h);
     const userId = await h.user(10);
     const id = await queue.submit(submission(userId, 'a lighthouse'));
 
@@ -269,8 +284,7 @@ describe('submit: the charge, the limit and the job in one statement', () => {
 
   it('refuses a short balance with the submission’s own refusal, at the balance read, and writes nothing', async () => {
     const h = await harness();
-    const queue = h.queue({ workers: false });
-    queue.register('generation', heldHandler().handler);
+    const queue = accepting(h);
     const userId = await h.user(1);
     await expect(queue.submit(submission(userId, 'too dear'))).rejects.toMatchObject({
       code: 'INSUFFICIENT_TOKENS',
@@ -283,8 +297,7 @@ describe('submit: the charge, the limit and the job in one statement', () => {
 
   it('refuses a job over the per-user limit with TOO_MANY_JOBS naming the limit, and charges nothing', async () => {
     const h = await harness();
-    const queue = h.queue({ workers: false, perUserLimit: 2 });
-    queue.register('generation', heldHandler().handler);
+    const queue = accepting(h, { perUserLimit: 2 });
     const userId = await h.user(10);
     await queue.submit(submission(userId, 'one'));
     await queue.submit(submission(userId, 'two'));
@@ -297,8 +310,7 @@ describe('submit: the charge, the limit and the job in one statement', () => {
 
   it('refuses a job over the limit as such when the balance still covers it exactly', async () => {
     const h = await harness();
-    const queue = h.queue({ workers: false, perUserLimit: 1 });
-    queue.register('generation', heldHandler().handler);
+    const queue = accepting(h, { perUserLimit: 1 });
     const userId = await h.user(2 * COST);
     await queue.submit(submission(userId, 'one'));
     await expect(queue.submit(submission(userId, 'two'))).rejects.toMatchObject({ code: 'TOO_MANY_JOBS' });
@@ -329,10 +341,7 @@ describe('submit: the charge, the limit and the job in one statement', () => {
 describe('a job from line to result', () => {
   it('sends the stored job to its provider, keeps the picture, and tells queued, running and completed in that order', async () => {
     const h = await harness();
-    const queue = h.queue();
-    const { handler, calls } = heldHandler();
-    queue.register('generation', handler);
-    queue.start();
+    const { queue, calls } = started(h);
     const userId = await h.user(10);
     const id = await queue.submit(submission(userId, 'a harbour'));
     const [call] = await calling(calls);
@@ -372,10 +381,7 @@ describe('a job from line to result', () => {
 
   it('lists a completed picture by its thumbnail once one is made, and by the picture itself until then', async () => {
     const h = await harness();
-    const queue = h.queue();
-    const { handler, calls } = heldHandler();
-    queue.register('generation', handler);
-    queue.start();
+    const { queue, calls } = started(h);
     const userId = await h.user(10);
     const unreadable = await queue.submit(submission(userId, 'not a picture'));
     (await calling(calls))[0]!.answer({ bytes: Buffer.from('not an image'), mimeType: 'image/png' });
@@ -395,10 +401,7 @@ describe('a job from line to result', () => {
 
   it('stores the handler’s failure (code, text, details) and refunds the cost once', async () => {
     const h = await harness();
-    const queue = h.queue();
-    const { handler, calls } = heldHandler();
-    queue.register('generation', handler);
-    queue.start();
+    const { queue, calls } = started(h);
     const userId = await h.user(10);
     const id = await queue.submit(submission(userId, 'refused'));
     (await calling(calls))[0]!.fail(new ProviderRefusal('bad prompt'));
@@ -435,10 +438,7 @@ describe('a job from line to result', () => {
 
   it('stores an application error the provider call raised (a filtered picture) as a failure, not a cancel', async () => {
     const h = await harness();
-    const queue = h.queue();
-    const { handler, calls } = heldHandler();
-    queue.register('generation', handler);
-    queue.start();
+    const { queue, calls } = started(h);
     const userId = await h.user(10);
     const id = await queue.submit(submission(userId, 'filtered'));
     (await calling(calls))[0]!.fail(
@@ -456,8 +456,7 @@ describe('a job from line to result', () => {
 
   it('reads a failed row without a code or a text as PROVIDER_ERROR "Generation failed"', async () => {
     const h = await harness();
-    const queue = h.queue({ workers: false });
-    queue.register('generation', heldHandler().handler);
+    const queue = accepting(h);
     const userId = await h.user(10);
     const id = await queue.submit(submission(userId, 'bare failure'));
     await h.db
@@ -478,10 +477,7 @@ describe('a job from line to result', () => {
     // A file where the folder should be: every write into it fails.
     const blocked = path.join(h.storageDir, 'blocked');
     await fs.writeFile(blocked, '');
-    const queue = h.queue({}, { storageDir: path.join(blocked, 'images') });
-    const { handler, calls } = heldHandler();
-    queue.register('generation', handler);
-    queue.start();
+    const { queue, calls } = started(h, {}, { storageDir: path.join(blocked, 'images') });
     const userId = await h.user(10);
     const id = await queue.submit(submission(userId, 'nowhere to keep it'));
     (await calling(calls))[0]!.answer(await picture());
@@ -538,17 +534,13 @@ describe('a job from line to result', () => {
 
   it('fails and refunds a job it cannot run (no stored input, or a kind it has no handler for) without calling anyone', async () => {
     const h = await harness();
-    const front = h.queue({ workers: false });
-    front.register('generation', heldHandler().handler);
+    const front = accepting(h);
     front.register('portrait', heldHandler('portraits').handler);
     const userId = await h.user(10);
     const old = await front.submit(submission(userId, 'from before durable jobs', { input: null }));
     const portrait = await front.submit(submission(userId, 'a portrait', { kind: 'portrait' }));
 
-    const worker = h.queue({ instanceId: 'images-only' });
-    const { handler, calls } = heldHandler();
-    worker.register('generation', handler);
-    worker.start();
+    const { queue: worker, calls } = started(h, { instanceId: 'images-only' });
     for (const id of [old, portrait]) {
       const settled = await worker.wait(userId, id);
       expect(settled.job).toMatchObject({
@@ -565,10 +557,7 @@ describe('a job from line to result', () => {
 describe('cancel', () => {
   it('answers NOT_FOUND for a job that is not the user’s or does not exist, and JOB_FINISHED for a finished one', async () => {
     const h = await harness();
-    const queue = h.queue();
-    const { handler, calls } = heldHandler();
-    queue.register('generation', handler);
-    queue.start();
+    const { queue, calls } = started(h);
     const owner = await h.user(10);
     const stranger = await h.user(10);
     const id = await queue.submit(submission(owner, 'mine'));
@@ -584,8 +573,7 @@ describe('cancel', () => {
 
   it('refunds a job in line at once: cancelled with its text, never sent, and the answer says so', async () => {
     const h = await harness();
-    const queue = h.queue({ workers: false });
-    queue.register('generation', heldHandler().handler);
+    const queue = accepting(h);
     const userId = await h.user(10);
     const id = await queue.submit(submission(userId, 'changed my mind'));
     const answer = await queue.cancel(userId, id);
@@ -632,8 +620,7 @@ describe('cancel', () => {
 
   it('does not send a job whose cancel was asked for before its worker took it', async () => {
     const h = await harness();
-    const front = h.queue({ workers: false });
-    front.register('generation', heldHandler().handler);
+    const front = accepting(h);
     const userId = await h.user(10);
     const id = await front.submit(submission(userId, 'cancelled on its way'));
     expect(await repo.requestCancel(h.db, userId, id)).toBe(true);
@@ -653,8 +640,7 @@ describe('cancel', () => {
 describe('the list: places, estimates and progress (docs/architecture.md, "Durable jobs")', () => {
   it('places jobs in line per provider and estimates each by the rounds of slots ahead of it', async () => {
     const h = await harness();
-    const queue = h.queue({ workers: false, slots: { images: 2, portraits: 1 }, perUserLimit: 10 });
-    queue.register('generation', heldHandler().handler);
+    const queue = accepting(h, { slots: { images: 2, portraits: 1 }, perUserLimit: 10 });
     queue.register('portrait', heldHandler('portraits').handler);
     const userId = await h.user(100);
     const ids = [];
@@ -674,8 +660,7 @@ describe('the list: places, estimates and progress (docs/architecture.md, "Durab
 
   it('estimates by the mean run of the lane’s completed jobs, and a running job by the time it has run', async () => {
     const h = await harness();
-    const front = h.queue({ workers: false, perUserLimit: 10 });
-    front.register('generation', heldHandler().handler);
+    const front = accepting(h, { perUserLimit: 10 });
     const userId = await h.user(100);
     const done = await front.submit(submission(userId, 'done'));
     const running = await front.submit(submission(userId, 'running'));
@@ -718,8 +703,7 @@ describe('the list: places, estimates and progress (docs/architecture.md, "Durab
 
   it('shows the active jobs oldest first, then the finished ones of the last day newest first, and only the owner’s', async () => {
     const h = await harness();
-    const queue = h.queue({ workers: false, perUserLimit: 10 });
-    queue.register('generation', heldHandler().handler);
+    const queue = accepting(h, { perUserLimit: 10 });
     const userId = await h.user(100);
     const other = await h.user(100);
     const ids: number[] = [];
@@ -748,8 +732,7 @@ describe('the list: places, estimates and progress (docs/architecture.md, "Durab
 describe('the reconciler', () => {
   it('refunds a running job whose heartbeat stopped, and a job in line past the deadline, each once; live ones stay', async () => {
     const h = await harness();
-    const queue = h.queue({ workers: false, perUserLimit: 10, queueTimeoutMs: 60_000 });
-    queue.register('generation', heldHandler().handler);
+    const queue = accepting(h, { perUserLimit: 10, queueTimeoutMs: 60_000 });
     const userId = await h.user(100);
     const dead = await queue.submit(submission(userId, 'its instance died'));
     const live = await queue.submit(submission(userId, 'still beating'));
@@ -790,10 +773,7 @@ describe('the reconciler', () => {
 describe('stop: the instance shuts down', () => {
   it('gives a running job its grace: one that answers in time is kept and paid', async () => {
     const h = await harness();
-    const queue = h.queue();
-    const { handler, calls } = heldHandler();
-    queue.register('generation', handler);
-    queue.start();
+    const { queue, calls } = started(h);
     const userId = await h.user(10);
     const id = await queue.submit(submission(userId, 'nearly done'));
     const [call] = await calling(calls);
@@ -807,10 +787,7 @@ describe('stop: the instance shuts down', () => {
 
   it('stops one still at its provider when the grace ends, refunded with the restart’s text, before stop returns', async () => {
     const h = await harness();
-    const queue = h.queue();
-    const { handler, calls } = heldHandler();
-    queue.register('generation', handler);
-    queue.start();
+    const { queue, calls } = started(h);
     const userId = await h.user(10);
     const id = await queue.submit(submission(userId, 'too slow'));
     const [call] = await calling(calls);
@@ -826,21 +803,14 @@ describe('stop: the instance shuts down', () => {
 
   it('takes nothing more once stopped, and leaves the line to other instances', async () => {
     const h = await harness();
-    const queue = h.queue({ pollMs: 20 });
-    const { handler, calls } = heldHandler();
-    queue.register('generation', handler);
-    queue.start();
+    const { queue, calls } = started(h, { pollMs: 20 });
     await queue.stop();
-    const front = h.queue({ workers: false });
-    front.register('generation', heldHandler().handler);
+    const front = accepting(h);
     const userId = await h.user(10);
     const id = await front.submit(submission(userId, 'for another instance'));
     // Another instance, polling, takes it; the stopped one never did.
-    const other = h.queue({ instanceId: 'other' });
-    const second = heldHandler();
-    other.register('generation', second.handler);
-    other.start();
-    const [call] = await calling(second.calls);
+    const { calls: secondCalls } = started(h, { instanceId: 'other' });
+    const [call] = await calling(secondCalls);
     expect(call!.job.id).toBe(id);
     expect((await jobRow(h.db, id)).claimedBy).toBe('other');
     expect(calls).toEqual([]);
@@ -848,17 +818,11 @@ describe('stop: the instance shuts down', () => {
 
   it('an instance without workers takes no job however it is poked', async () => {
     const h = await harness();
-    const idle = h.queue({ workers: false, pollMs: 20 });
-    const { handler, calls } = heldHandler();
-    idle.register('generation', handler);
-    idle.start();
+    const { queue: idle, calls } = started(h, { workers: false, pollMs: 20 });
     const userId = await h.user(10);
     const id = await idle.submit(submission(userId, 'waits'));
-    const later = h.queue({ instanceId: 'later' });
-    const second = heldHandler();
-    later.register('generation', second.handler);
-    later.start();
-    expect((await calling(second.calls))[0]!.job.id).toBe(id);
+    const { calls: secondCalls } = started(h, { instanceId: 'later' });
+    expect((await calling(secondCalls))[0]!.job.id).toBe(id);
     expect(calls).toEqual([]);
   });
 });
@@ -866,12 +830,8 @@ describe('stop: the instance shuts down', () => {
 describe('wake-ups: a job starts without waiting for the poll', () => {
   it('starts a job another instance accepted as soon as its poke arrives on the bus', async () => {
     const h = await harness();
-    const worker = h.queue({ instanceId: 'worker' });
-    const { handler, calls } = heldHandler();
-    worker.register('generation', handler);
-    worker.start();
-    const front = h.queue({ workers: false, instanceId: 'front' });
-    front.register('generation', heldHandler().handler);
+    const { calls } = started(h, { instanceId: 'worker' });
+    const front = accepting(h, { instanceId: 'front' });
     const userId = await h.user(10);
     const id = await front.submit(submission(userId, 'poked'));
     expect((await calling(calls))[0]!.job.id).toBe(id);
@@ -880,10 +840,7 @@ describe('wake-ups: a job starts without waiting for the poll', () => {
   it('claims again when a job arrives while a claim that found nothing is still on its way', async () => {
     const h = await harness();
     const claims = heldClaims(h.db);
-    const queue = h.queue({}, { db: claims.db, bus: localBus() });
-    const { handler, calls } = heldHandler();
-    queue.register('generation', handler);
-    queue.start();
+    const { queue, calls } = started(h, {}, { db: claims.db, bus: localBus() });
     await until(async () => (claims.claims() === 1 ? true : undefined));
     const userId = await h.user(10);
     const id = await queue.submit(submission(userId, 'came during a claim'));
@@ -894,12 +851,8 @@ describe('wake-ups: a job starts without waiting for the poll', () => {
   it('finds a job no poke told it of at the next poll', async () => {
     const h = await harness();
     // On a bus of its own: it hears nothing of what the other instance accepts.
-    const worker = h.queue({ pollMs: 30 }, { bus: localBus() });
-    const { handler, calls } = heldHandler();
-    worker.register('generation', handler);
-    worker.start();
-    const front = h.queue({ workers: false });
-    front.register('generation', heldHandler().handler);
+    const { calls } = started(h, { pollMs: 30 }, { bus: localBus() });
+    const front = accepting(h);
     const userId = await h.user(10);
     const id = await front.submit(submission(userId, 'found by the poll'));
     expect((await calling(calls))[0]!.job.id).toBe(id);
@@ -907,12 +860,8 @@ describe('wake-ups: a job starts without waiting for the poll', () => {
 
   it('a waiting request hears a job another instance finished through the user’s events', async () => {
     const h = await harness();
-    const worker = h.queue({ instanceId: 'worker' });
-    const { handler, calls } = heldHandler();
-    worker.register('generation', handler);
-    worker.start();
-    const front = h.queue({ workers: false, instanceId: 'front' });
-    front.register('generation', heldHandler().handler);
+    const { calls } = started(h, { instanceId: 'worker' });
+    const front = accepting(h, { instanceId: 'front' });
     const userId = await h.user(10);
     const id = await front.submit(submission(userId, 'finished elsewhere'));
     const waited = front.wait(userId, id);
@@ -922,13 +871,9 @@ describe('wake-ups: a job starts without waiting for the poll', () => {
 
   it('a waiting request that hears nothing reads the job again every poll', async () => {
     const h = await harness();
-    const worker = h.queue({ instanceId: 'worker' });
-    const { handler, calls } = heldHandler();
-    worker.register('generation', handler);
-    worker.start();
+    const { queue: worker, calls } = started(h, { instanceId: 'worker' });
     // On a bus of its own: no poke from the worker reaches it.
-    const front = h.queue({ workers: false, pollMs: 30 }, { bus: localBus() });
-    front.register('generation', heldHandler().handler);
+    const front = accepting(h, { pollMs: 30 }, { bus: localBus() });
     const userId = await h.user(10);
     const id = await worker.submit(submission(userId, 'found by the poll'));
     const waited = front.wait(userId, id);
@@ -952,10 +897,7 @@ describe('a job settled elsewhere while its picture is being stored', () => {
         return stored;
       }
     }
-    const worker = h.queue({}, { storage: new SlowStorage(h.storageDir) });
-    const { handler, calls } = heldHandler();
-    worker.register('generation', handler);
-    worker.start();
+    const { queue: worker, calls } = started(h, {}, { storage: new SlowStorage(h.storageDir) });
     const userId = await h.user(10);
     const id = await worker.submit(submission(userId, 'judged dead while storing'));
     (await calling(calls))[0]!.answer(await picture());
@@ -978,10 +920,7 @@ describe('a job settled elsewhere while its picture is being stored', () => {
 describe('stop, while jobs wait in line', () => {
   it('starts none of them, even when a running job ends during the grace: another instance takes them', async () => {
     const h = await harness();
-    const worker = h.queue({ perInstance: 1 });
-    const { handler, calls } = heldHandler();
-    worker.register('generation', handler);
-    worker.start();
+    const { queue: worker, calls } = started(h, { perInstance: 1 });
     const userId = await h.user(10);
     await worker.submit(submission(userId, 'running at stop'));
     const waiting = await worker.submit(submission(userId, 'waiting at stop'));
@@ -990,37 +929,27 @@ describe('stop, while jobs wait in line', () => {
     call!.answer(await picture());
     await stopped;
 
-    const other = h.queue({ instanceId: 'other' });
-    const second = heldHandler();
-    other.register('generation', second.handler);
-    other.start();
-    expect((await calling(second.calls))[0]!.job.id).toBe(waiting);
+    const { calls: secondCalls } = started(h, { instanceId: 'other' });
+    expect((await calling(secondCalls))[0]!.job.id).toBe(waiting);
     expect(calls).toHaveLength(1);
   });
 
   it('puts back in line a job its claim brought back after the stop began, and tells the other instances', async () => {
     const h = await harness();
-    const front = h.queue({ workers: false });
-    front.register('generation', heldHandler().handler);
+    const front = accepting(h);
     const userId = await h.user(10);
     const id = await front.submit(submission(userId, 'claimed at stop'));
     const claims = heldClaims(h.db);
-    const worker = h.queue({ instanceId: 'stopping' }, { db: claims.db });
-    const { handler, calls } = heldHandler();
-    worker.register('generation', handler);
-    worker.start();
+    const { queue: worker, calls } = started(h, { instanceId: 'stopping' }, { db: claims.db });
     await until(async () => (claims.claims() === 1 ? true : undefined));
     expect((await jobRow(h.db, id)).claimedBy).toBe('stopping');
-    const other = h.queue({ instanceId: 'other' });
-    const second = heldHandler();
-    other.register('generation', second.handler);
-    other.start();
+    const { calls: secondCalls } = started(h, { instanceId: 'other' });
 
     const stopped = worker.stop();
     claims.release();
     await stopped;
     // The other instance hears of it at once (its poll is an hour away).
-    expect((await calling(second.calls))[0]!.job.id).toBe(id);
+    expect((await calling(secondCalls))[0]!.job.id).toBe(id);
     expect(calls).toEqual([]);
   });
 });
@@ -1033,10 +962,7 @@ describe('the heartbeat of a running job (docs/architecture.md: every 10 s)', ()
   it('keeps the row alive, sees a Cancel whose poke was lost at the next beat, and beats no more once the job ended', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const h = await harness();
-    const worker = h.queue({ instanceId: 'beating' });
-    const { handler, calls } = heldHandler();
-    worker.register('generation', handler);
-    worker.start();
+    const { queue: worker, calls } = started(h, { instanceId: 'beating' });
     const userId = await h.user(10);
     const id = await worker.submit(submission(userId, 'beating'));
     const [call] = await calling(calls);
