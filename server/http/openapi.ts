@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { Config } from '../config';
 
 export const OPENAPI_PATH = '/api/openapi.json';
@@ -30,8 +30,24 @@ export async function registerApiDocs(server: FastifyInstance, config: Config): 
         securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'session' } },
       },
     },
-    transform: jsonSchemaTransform,
+    transform: describeRoute,
+    // Schemas with an id (the error reply) become components, referred to by every route.
+    transformObject: jsonSchemaTransformObject,
   });
   await server.register(swaggerUi, { routePrefix: API_DOCS_PREFIX });
   server.get(OPENAPI_PATH, { schema: { hide: true } }, async () => server.swagger());
+}
+
+type TransformInput = Parameters<typeof jsonSchemaTransform>[0];
+
+/**
+ * fastify-type-provider-zod's description of a route, with a multipart form described as the
+ * request's body: the route declares it as `multipart` (server/http/contract-route.ts), not
+ * as `body`, since it reads the parts as they stream and Fastify must not validate a body.
+ */
+function describeRoute(input: TransformInput): ReturnType<typeof jsonSchemaTransform> {
+  const schema = input.schema as (TransformInput['schema'] & { multipart?: unknown }) | undefined;
+  if (!schema?.multipart) return jsonSchemaTransform(input);
+  const { multipart, ...rest } = schema;
+  return jsonSchemaTransform({ ...input, schema: { ...rest, body: multipart } as TransformInput['schema'] });
 }

@@ -1,4 +1,14 @@
 import wretch, { type Wretch, type WretchError } from 'wretch';
+import type { z } from 'zod';
+import {
+  dataSchemaOf,
+  pathOf,
+  queryOf,
+  successStatus,
+  type DataOf,
+  type Endpoint,
+  type SuccessReply,
+} from '../domain/api/contract';
 import { codeForStatus, genericMessages, messageForStatus } from '../domain/errors';
 import { API_BASE, authHeaders } from './base';
 
@@ -99,4 +109,78 @@ export async function request<T>(call: (w: Wretch) => Promise<unknown>, schema: 
   const parsed = schema.safeParse(unwrap(body));
   if (!parsed.success) throw new ApiError(genericMessages.somethingWrong, 200, 'MALFORMED_RESPONSE', body);
   return parsed.data;
+}
+
+type Values<S> = S extends z.ZodType ? z.input<S> : never;
+
+/** What a call of `contract` sends: its path parameters, query and body, as the contract types them. */
+export type CallInput<E extends Endpoint> = {
+  signal?: AbortSignal;
+} & (E['params'] extends z.ZodType
+  ? { params: Record<keyof z.output<E['params']>, string | number> }
+  : { params?: never }) &
+  (E['query'] extends z.ZodType
+    ? { query?: Partial<Record<keyof Values<E['query']>, string | number | boolean | undefined>> }
+    : { query?: never }) &
+  (E['body'] extends z.ZodType ? { body?: Values<E['body']> } : { body?: never });
+
+/** The address of a call: the contract's path with its parameters, and the query's set values. */
+export function urlOf<E extends Endpoint>(contract: E, input: Omit<CallInput<E>, 'signal' | 'body'>): string {
+  const params = (input as { params?: Record<string, string | number> }).params;
+  const query = (input as { query?: Record<string, string | number | boolean | undefined> }).query;
+  return `${pathOf(contract, params)}${queryOf(query)}`;
+}
+
+function send<E extends Endpoint>(contract: E, input: CallInput<E>): (w: Wretch) => Promise<unknown> {
+  const url = urlOf(contract, input);
+  const { body, signal } = input as { body?: unknown; signal?: AbortSignal };
+  return (w) => {
+    const base = (signal ? w.options({ signal }) : w).url(url);
+    switch (contract.method) {
+      case 'GET':
+        return base.get().json();
+      case 'DELETE':
+        return base.delete().json();
+      case 'POST':
+        return base.post(body).json();
+      case 'PUT':
+        return base.put(body).json();
+      case 'PATCH':
+        return base.patch(body).json();
+    }
+  };
+}
+
+/** Accepts any body: for a contract whose success reply is not JSON the browser reads. */
+function parserOf(schema: z.ZodType | undefined): ResponseParser<unknown> {
+  return schema ?? anyBody;
+}
+
+/**
+ * Calls an endpoint through its contract (src/domain/api): the path, the query and the body
+ * as the contract names them; the reply unwrapped (data.data or data, SPEC section 7) and
+ * checked with the contract's success schema. A reply that does not match is refused with
+ * the generic text, never passed on.
+ */
+export function call<E extends Endpoint>(contract: E, input: CallInput<E>): Promise<DataOf<E>> {
+  return request(send(contract, input), parserOf(dataSchemaOf(contract))) as Promise<DataOf<E>>;
+}
+
+/** As `call`, for a reply read whole (one that keeps fields beside `data`, e.g. tokens.charged). */
+export async function callWhole<E extends Endpoint>(
+  contract: E,
+  input: CallInput<E>,
+): Promise<SuccessReply<E> extends z.ZodType ? z.output<SuccessReply<E>> : unknown> {
+  const schema = contract.replies[successStatus(contract)] as z.ZodType;
+  let body: unknown;
+  try {
+    body = await send(contract, input)(api());
+  } catch (error) {
+    const apiError = toApiError(error);
+    if (apiError.status === 401) notifyUnauthorized();
+    throw apiError;
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new ApiError(genericMessages.somethingWrong, 200, 'MALFORMED_RESPONSE', body);
+  return parsed.data as never;
 }

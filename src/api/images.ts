@@ -1,53 +1,44 @@
+import { deleteImageEndpoint, generateImageEndpoints, myImagesEndpoint } from '../domain/api/images';
 import { downloadFileName } from '../domain/format';
-import { generationReplySchema, imagePageSchema, type GenerationReply, type ImagePage } from '../domain/image-record';
+import type { GenerationReply, ImagePage } from '../domain/image-record';
 import { genericMessages } from '../domain/errors';
 import { IMAGE_MODEL_LIST } from '../domain/images';
-import { anyBody, ApiError, api, notifyUnauthorized, request, toApiError } from './client';
+import { ApiError, call, callWhole, toApiError } from './client';
 
 /**
  * The reply keeps tokens.charged beside data, so it is read whole rather than unwrapped.
  * Failures carry the server's message (SPEC section 8).
  */
 export async function generateImage(endpoint: string, body: unknown, signal?: AbortSignal): Promise<GenerationReply> {
-  let reply: unknown;
+  const model = IMAGE_MODEL_LIST.find((m) => m.endpoint === endpoint);
+  if (!model) throw new ApiError(genericMessages.badInput, 400, 'UNKNOWN_MODEL');
   try {
     // Aborting (Run in background) only stops waiting: the server's job goes on (issue #28).
-    reply = await api()
-      .options(signal ? { signal } : {})
-      .url(endpoint)
-      .post(body)
-      .json();
+    return await callWhole(generateImageEndpoints[model.id], {
+      body: body as never,
+      ...(signal ? { signal } : {}),
+    });
   } catch (error) {
     const apiError = toApiError(error);
-    if (apiError.status === 401) notifyUnauthorized();
     // SPEC section 8: a failure the server gave no message for is the model's own text.
-    const model = IMAGE_MODEL_LIST.find((m) => m.endpoint === endpoint);
     const said = (apiError.body as { message?: unknown } | undefined)?.message;
-    if (apiError.codeGuessed && apiError.status >= 500 && !said && model) {
+    if (apiError.codeGuessed && apiError.status >= 500 && !said) {
       throw new ApiError(model.failureMessage, apiError.status, 'PROVIDER_ERROR', {
         details: { model: model.id },
       });
     }
     throw apiError;
   }
-  const parsed = generationReplySchema.safeParse(reply);
-  if (!parsed.success) throw new ApiError(genericMessages.somethingWrong, 200, 'MALFORMED_RESPONSE', reply);
-  return parsed.data;
 }
 
 /** SPEC section 5: page and limit are sent only when set. */
 export function fetchMyImages(options: { page?: number; limit?: number; q?: string } = {}): Promise<ImagePage> {
-  const query = new URLSearchParams();
-  if (options.page !== undefined) query.set('page', String(options.page));
-  if (options.limit !== undefined) query.set('limit', String(options.limit));
-  if (options.q !== undefined) query.set('q', options.q);
-  const search = query.size > 0 ? `?${query.toString()}` : '';
-  return request((w) => w.get(`/api/images/my-images${search}`).json(), imagePageSchema);
+  return call(myImagesEndpoint, { query: options });
 }
 
 /** Deletes one of the user's images with its file and thumbnail. */
 export async function deleteMyImage(id: number): Promise<void> {
-  await request((w) => w.delete(`/api/images/${id}`).json(), anyBody);
+  await call(deleteImageEndpoint, { params: { id } });
 }
 
 /** SPEC section 7: the image is fetched as a binary object and saved as imagegen_{id}_{fileName}.jpg. */

@@ -1,17 +1,11 @@
 import { fromCallback, fromPromise } from 'xstate';
-import { z } from 'zod';
-import {
-  jobEventSchema,
-  jobListSchema,
-  jobSchema,
-  replyEventSchema,
-  STREAM_EVENTS,
-  type JobList,
-} from '../domain/jobs';
+import type { DataOf } from '../domain/api/contract';
+import { cancelJobEndpoint, jobListEndpoint } from '../domain/api/jobs';
+import { jobEventSchema, replyEventSchema, STREAM_EVENTS, type JobList } from '../domain/jobs';
 import { createSseFrameParser } from '../domain/sse';
 import { jobStreamMachine, type ConnectInput, type JobStreamEvent } from '../machines/job-stream';
 import { queueMachine, queueProblemOf, titleMark, type QueueEvent } from '../machines/queue';
-import { API_BASE, authHeaders, notifyUnauthorized, request } from './client';
+import { API_BASE, authHeaders, call, notifyUnauthorized } from './client';
 
 /*
  * Durable jobs (issue #28): the user's queue, Cancel, and the job events' stream, with the
@@ -20,20 +14,16 @@ import { API_BASE, authHeaders, notifyUnauthorized, request } from './client';
 
 export const EVENTS_PATH = '/api/events';
 
-/** GET /api/jobs: the active jobs oldest first, then the recent finished ones newest first. */
+/** The active jobs oldest first, then the recent finished ones newest first. */
 export function fetchJobs(signal?: AbortSignal): Promise<JobList> {
-  return request((w) => (signal ? w.options({ signal }) : w).get('/api/jobs').json(), jobListSchema);
+  return call(jobListEndpoint, signal ? { signal } : {});
 }
 
-const cancelReplySchema = z.object({ job: jobSchema, balance: z.number().int().nonnegative() });
-export type CancelReply = z.infer<typeof cancelReplySchema>;
+export type CancelReply = DataOf<typeof cancelJobEndpoint>;
 
-/** POST /api/jobs/:id/cancel: the job as it is now and the balance after the refund. */
+/** Cancel: the job as it is now and the balance after the refund. */
 export function cancelJob(id: number, signal?: AbortSignal): Promise<CancelReply> {
-  return request(
-    (w) => (signal ? w.options({ signal }) : w).post(undefined, `/api/jobs/${id}/cancel`).json(),
-    cancelReplySchema,
-  );
+  return call(cancelJobEndpoint, { params: { id }, ...(signal ? { signal } : {}) });
 }
 
 /**
