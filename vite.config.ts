@@ -6,8 +6,8 @@ import { gzipAsync } from '@gfx/zopfli';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
+import { API_PREFIXES } from './src/domain/api/prefixes';
 
-const apiPrefixes = ['/api', '/auth', '/llm', '/images', '/dev-idp', '/healthz', '/sandbox'];
 const apiTarget = `http://localhost:${process.env.API_PORT ?? '3001'}`;
 
 /** The libraries every page runs (src/main.tsx and the login page or the app). */
@@ -111,7 +111,7 @@ export default defineConfig({
   },
   server: {
     port: 5173,
-    proxy: Object.fromEntries(apiPrefixes.map((prefix) => [prefix, { target: apiTarget, changeOrigin: false }])),
+    proxy: Object.fromEntries(API_PREFIXES.map((prefix) => [prefix, { target: apiTarget, changeOrigin: false }])),
   },
   build: {
     outDir: 'dist',

@@ -2,8 +2,8 @@ import { generateKeyPair, exportJWK } from 'jose';
 import Provider, { errors, type Configuration } from 'oidc-provider';
 import oidcRequestContext from 'oidc-provider/lib/helpers/als.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DEV_IDP_PREFIX } from '../../src/domain/api/prefixes';
 
-export const DEV_IDP_PREFIX = '/dev-idp';
 export const DEV_CLIENT_ID = 'local-dev-client';
 
 /**

@@ -2,25 +2,13 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorCatalogue, type ErrorBody } from '../../src/domain/errors';
+import { isApiPath } from '../../src/domain/api/prefixes';
 import { spaRoutePatterns } from '../../src/domain/routes';
 import { SESSION_COOKIE } from '../auth/session';
 import { readPages, type Pages } from './pages';
 
-/** API prefixes: never answered with the SPA. */
-export const API_PREFIXES = [
-  '/api/',
-  '/auth/',
-  '/llm/',
-  '/images/',
-  '/dev-idp',
-  '/healthz',
-  '/readyz',
-  '/metrics',
-  '/sandbox/',
-];
-
 /** Paths never answered with the SPA's page: the API, and built files that do not exist. */
-const NOT_PAGES = [...API_PREFIXES, '/assets/'];
+const isNotPage = (path: string) => isApiPath(path) || path.startsWith('/assets/');
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -87,9 +75,7 @@ export function registerPageFallback(server: FastifyInstance, pages: Pages | und
   const isSpaRoute = (url: string) => spaRoutePatterns.some((pattern) => pattern.test(url));
   const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? '/';
   const isPage = (request: FastifyRequest) =>
-    pages !== undefined &&
-    (request.method === 'GET' || request.method === 'HEAD') &&
-    !NOT_PAGES.some((prefix) => pathOf(request).startsWith(prefix));
+    pages !== undefined && (request.method === 'GET' || request.method === 'HEAD') && !isNotPage(pathOf(request));
 
   server.setNotFoundHandler(
     {
