@@ -18,6 +18,7 @@ export default {
     // The server's money paths.
     'server/ledger/**/*.ts',
     'server/jobs/**/*.ts',
+    'server/background/**/*.ts',
     'server/payments/**/*.ts',
     'server/chat/service.ts',
     'server/images/service.ts',

@@ -131,7 +131,7 @@ const envSchema = z
     STABILITY_BASE_URL: z.url().default('https://api.stability.ai'),
     STABILITY_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
     // How often PENDING generations left by a crash are looked for (0 turns it off). Which
-    // ones are abandoned is decided by their heartbeat (server/jobs/liveness.ts), not here.
+    // ones are abandoned is decided by their heartbeat (server/background/liveness.ts), not here.
     GENERATION_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
     // Durable jobs (server/jobs/queue.ts, docs/configuration.md): jobs one user may have
     // queued or running at once; jobs running at once at each provider over all instances

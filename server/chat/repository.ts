@@ -326,7 +326,7 @@ export async function settleTurn(db: Executor, s: Settlement): Promise<Settlemen
   return { kind: 'settled', balanceAfter, message };
 }
 
-/** A live reply shows it is alive (server/jobs/liveness.ts). */
+/** A live reply shows it is alive (server/background/liveness.ts). */
 /** A live reply shows it is alive; answers whether Stop was asked for (from any tab or instance). */
 export async function beatRequest(db: Executor, id: number): Promise<{ stopRequested: boolean } | undefined> {
   const rows = await db

@@ -37,8 +37,8 @@ import {
   type ChatMessageIn,
 } from '../providers/chat/types';
 import { modelListOf } from './models';
-import { keepAlive, LIVENESS } from '../jobs/liveness';
-import { Stoppable } from '../jobs/stops';
+import { keepAlive, LIVENESS } from '../background/liveness';
+import { Stoppable } from '../background/stops';
 import type { EventLog } from '../events/service';
 import { STREAM_EVENTS, type ReplyEvent } from '../../src/domain/jobs';
 import { countTokensCharged, countTokensRefunded } from '../metrics';

@@ -119,9 +119,9 @@ export const generationRequests = pgTable(
       .notNull()
       .default('PENDING'),
     errorMessage: text('error_message'),
-    // Touched while the work runs (server/jobs/liveness.ts); reconcilers judge by it.
+    // Touched while the work runs (server/background/liveness.ts); reconcilers judge by it.
     heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
-    // Durable jobs (server/jobs/runner.ts, src/domain/jobs.ts).
+    // Durable jobs (server/jobs/queue.ts, src/domain/jobs.ts).
     kind: text('kind', { enum: ['generation', 'portrait'] })
       .notNull()
       .default('generation'),
@@ -269,7 +269,7 @@ export const chatRequests = pgTable(
     inputTokens: integer('input_tokens'),
     outputTokens: integer('output_tokens'),
     errorMessage: text('error_message'),
-    // Touched while the work runs (server/jobs/liveness.ts); reconcilers judge by it.
+    // Touched while the work runs (server/background/liveness.ts); reconcilers judge by it.
     heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
     /** The reply so far while it streams, for a reload or another tab (server/chat/service.ts). */
     partialContent: text('partial_content'),

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config';
 import type { Db } from '../db/client';
 import type { JobQueue } from '../jobs/queue';
-import { runEvery } from '../jobs/periodic';
+import { runEvery } from '../background/periodic';
 import type { ImageProvider } from '../providers/images/types';
 import { imageRoutes } from './routes';
 import { ImageService } from './service';

@@ -25,7 +25,7 @@ import { ImageProviderError, type ImageJob, type ImageProvider, type ImageResult
 import { jobPixelSize, V2BETA_SEED_MAX } from '../providers/images/job';
 import { stabilityErrorKind } from '../providers/images/stability';
 import { countProviderError } from '../metrics';
-import { LIVENESS } from '../jobs/liveness';
+import { LIVENESS } from '../background/liveness';
 import * as repo from './repository';
 import type { ImageStorage } from './storage';
 

@@ -11,7 +11,7 @@ import type { ImageStorage } from '../images/storage';
 import type { Thumbnails } from '../images/thumbnails';
 import type { LedgerService } from '../ledger/service';
 import { countReconcilerAction } from '../metrics';
-import { runEvery } from './periodic';
+import { runEvery } from '../background/periodic';
 import { JobQueue } from './queue';
 import { jobRoutes } from './routes';
 

@@ -17,10 +17,10 @@ import type { ImageStorage } from '../images/storage';
 import type { Thumbnails } from '../images/thumbnails';
 import type { LedgerService } from '../ledger/service';
 import { countGeneration, countPortrait, countTokensCharged, countTokensRefunded } from '../metrics';
-import { keepAlive, LIVENESS } from './liveness';
+import { keepAlive, LIVENESS } from '../background/liveness';
 import type { PaidJobImage, PaidJobOutput, PaidJobRequest } from './paid-job';
 import * as repo from './repository';
-import { Stoppable } from './stops';
+import { Stoppable } from '../background/stops';
 
 /** How one kind of job is run: the provider call, what a failure says, the image row. */
 export interface JobHandler<T extends PaidJobOutput = PaidJobOutput> {

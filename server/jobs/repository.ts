@@ -246,7 +246,7 @@ export async function unclaimJob(db: Executor, id: number, instanceId: string): 
     );
 }
 
-/** A live job shows it is alive (server/jobs/liveness.ts); answers whether its cancel was asked for. */
+/** A live job shows it is alive (server/background/liveness.ts); answers whether its cancel was asked for. */
 export async function beatJob(db: Executor, id: number): Promise<{ cancelRequested: boolean } | undefined> {
   const rows = await db
     .update(generationRequests)

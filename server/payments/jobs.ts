@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { runEvery } from '../jobs/periodic';
+import { runEvery } from '../background/periodic';
 import type { PaymentsService } from './service';
 
 /**

@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as chatRepo from '../../../server/chat/repository';
 import { chatRequests } from '../../../server/db/schema';
-import { keepAlive, LIVENESS } from '../../../server/jobs/liveness';
+import { keepAlive, LIVENESS } from '../../../server/background/liveness';
 import { OFFLINE_CHAT_MODEL_ID } from '../../../server/providers/chat/offline';
 import { startTestApp, testDatabases, type TestApp } from '../helpers';
 import { balanceOf, expectLedgerConsistent, newConversation, post, signInPerson } from '../chat/helpers';

@@ -4,7 +4,7 @@ import { IMAGE_MODELS, type ImageModelId } from '../../../src/domain/images';
 import { generationRequests, tokenLedger } from '../../../server/db/schema';
 import { createStabilityImageProvider } from '../../../server/providers/images/stability';
 import { startFakeStability, type FakeStability } from '../providers/images/fake-stability';
-import { LIVENESS } from '../../../server/jobs/liveness';
+import { LIVENESS } from '../../../server/background/liveness';
 import { startTestApp, testDatabases, type TestApp } from '../helpers';
 import {
   balance,

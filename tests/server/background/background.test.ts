@@ -1,9 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Bus, BusChannel } from '../../../server/events/bus';
-import { keepAlive, LIVENESS } from '../../../server/jobs/liveness';
-import { runEvery } from '../../../server/jobs/periodic';
-import { Stoppable } from '../../../server/jobs/stops';
+import { keepAlive, LIVENESS } from '../../../server/background/liveness';
+import { runEvery } from '../../../server/background/periodic';
+import { Stoppable } from '../../../server/background/stops';
 
 /**
  * The background timers and the stop requests of docs/operations.md ("Background work"):
