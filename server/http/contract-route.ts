@@ -6,7 +6,7 @@ import type {
   RouteOptions,
   RouteShorthandOptions,
 } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Endpoint, Reply, SuccessReply } from '../../src/domain/api/contract';
 
 /*
@@ -41,7 +41,9 @@ function responseSchemas(replies: Readonly<Record<number, Reply>>): Record<numbe
   return Object.fromEntries(
     Object.entries(replies).map(([status, reply]) => [
       status,
-      'raw' in reply ? { description: reply.description, content: { [reply.contentType]: { schema: {} } } } : reply,
+      'raw' in reply
+        ? { description: reply.description, content: { [reply.contentType]: { schema: z.any() } } }
+        : reply,
     ]),
   );
 }

@@ -5,6 +5,10 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import type { Config } from '../config';
 
 export const OPENAPI_PATH = '/api/openapi.json';
+
+/** The committed copy of the description (`npm run openapi`), relative to the project's root. */
+export const OPENAPI_FILE = 'docs/openapi.json';
+
 export const API_DOCS_PREFIX = '/api/docs';
 
 /**

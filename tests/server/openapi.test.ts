@@ -1,10 +1,12 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import type { HTTPMethods, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../server/app';
 import { parseConfig } from '../../server/config';
+import { OPENAPI_FILE } from '../../server/http/openapi';
 import { openFreshPglite } from './helpers';
 
 /** SPEC section 7's calls, copied by hand from its table (the browser redirect included). */
@@ -51,6 +53,7 @@ function isApi(url: string): boolean {
 
 interface Operation {
   responses?: Record<string, unknown>;
+  requestBody?: { content?: Record<string, { schema?: unknown }> };
   tags?: string[];
   summary?: string;
 }
@@ -154,6 +157,43 @@ describe('the OpenAPI description (issue #27 item 4)', { timeout: 60_000 }, () =
     );
     expect(Object.keys(doc.paths).length).toBeGreaterThan(30);
     expect(misfiled).toEqual([]);
+  });
+
+  it('is the committed docs/openapi.json, so a change of the API shows in review (issue #42 item 2)', async () => {
+    const committed: unknown = JSON.parse(await fs.readFile(OPENAPI_FILE, 'utf8'));
+    // `npm run openapi` writes the file anew; it differs from what the server serves.
+    expect(doc).toEqual(committed);
+  });
+
+  it('is a valid OpenAPI document (issue #42 item 2)', async () => {
+    const committed: unknown = JSON.parse(await fs.readFile(OPENAPI_FILE, 'utf8'));
+    await expect(SwaggerParser.validate(committed as never)).resolves.toBeDefined();
+  });
+
+  it('declares a refusal in the error shape beside every success (issue #42 item 1)', () => {
+    const without = Object.entries(doc.paths).flatMap(([url, operations]) =>
+      Object.entries(operations)
+        .filter(([, operation]) => !Object.keys(operation.responses ?? {}).some((status) => /^[45]\d\d$/.test(status)))
+        .map(([method]) => `${method.toUpperCase()} ${url}`),
+    );
+    expect(without).toEqual([]);
+  });
+
+  it('declares the portrait form as a multipart body with the photo as a file (issue #42 item 2)', () => {
+    const form = doc.paths['/api/face-swap/generate']?.post?.requestBody?.content?.['multipart/form-data']?.schema as
+      { properties?: Record<string, { type?: string; format?: string }>; required?: string[] } | undefined;
+    expect(form?.required).toContain('prompt');
+    expect(form?.properties?.user_image_file).toMatchObject({ type: 'string', format: 'binary' });
+    expect(Object.keys(form?.properties ?? {})).toEqual(
+      expect.arrayContaining([
+        'prompt',
+        'user_image_file',
+        'user_image',
+        'aspect_ratio',
+        'style_preset',
+        'output_format',
+      ]),
+    );
   });
 
   it('has a viewer at /api/docs', async () => {
