@@ -76,11 +76,16 @@ export const pglite: TestDatabaseKind = { name: 'pglite', open: openFreshPglite 
 /**
  * The databases every server test runs on: embedded PGlite, and a real PostgreSQL through
  * TEST_DATABASE_URL (CI sets it; without it the file gets requirePostgres's failing test).
+ * TEST_DATABASES=pglite keeps to the embedded one: the run on CI's second Node version
+ * (`npm run test:runtime`), where what depends on the Node version is the code and the
+ * embedded engine, not PostgreSQL's server; the suites about PostgreSQL itself (LISTEN and
+ * NOTIFY, concurrency on its locks, two instances) still ask for it with requirePostgres.
  * Each open() gets a fresh database with the committed migrations applied. Call it while
  * tests are collected; inside a hook or a test use `pglite`.
  */
 export function testDatabases(): TestDatabaseKind[] {
   const kinds: TestDatabaseKind[] = [pglite];
+  if (process.env.TEST_DATABASES === 'pglite') return kinds;
   const url = requirePostgres();
   if (url) kinds.push({ name: 'postgres', open: () => openFreshPostgres(url) });
   return kinds;
