@@ -39,7 +39,8 @@ export async function storeThumbnail(store: ThumbnailStore, bytes: Buffer): Prom
 
 /**
  * The list thumbnails of stored images, made after the answer: decoding a 1024 px picture
- * and encoding its thumbnail (about 40 ms) is more than the rest of a generation's own cost,
+ * and encoding its thumbnail costs more than the rest of a generation's own work
+ * (docs/benchmarks.md, generation),
  * and the person waiting is shown the full picture anyway. Until its thumbnail is linked,
  * an image's thumbnailUrl is the picture itself (ImageService.toRecord), so a thumbnail
  * that is never made (a crash, an unreadable store) costs only bytes; `npm run thumbnails`

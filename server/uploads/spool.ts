@@ -96,7 +96,8 @@ async function openSpoolFile(): Promise<{ file: string; handle: fs.FileHandle }>
  * On any error the file is removed before the error is rethrown.
  *
  * The stream is read by its 'data' events rather than `for await`: a Readable's async
- * iterator costs a promise and a tick per chunk, about 2 ms of a 4 MB upload's 10.
+ * iterator costs a promise and a tick per chunk, a fifth of a large upload's own cost
+ * (docs/benchmarks.md, portrait).
  */
 export async function spoolUpload(stream: Readable, keep: number): Promise<SpooledFile> {
   // Settles on the end, an error, or a close before the end (a client gone mid-upload);

@@ -4,8 +4,8 @@ import { DEFAULT_LANGUAGE, i18next, languages, type Language } from './index';
 /**
  * Numbers and dates as the page's language writes them, written here as Intl writes them
  * (tests/ui/i18n-format.test.tsx compares the two): the first Intl.NumberFormat or
- * DateTimeFormat a page makes costs 18-20 ms of ICU set-up on a desktop (72-80 on a phone),
- * on /billing's and the gallery's first render. `toLocaleString(language, …)` would also
+ * DateTimeFormat a page makes costs ICU's set-up, felt on a phone on /billing's and the
+ * gallery's first render (docs/benchmarks.md, frontend). `toLocaleString(language, …)` would also
  * build a new formatter on every call.
  */
 

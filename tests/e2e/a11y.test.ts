@@ -158,7 +158,7 @@ describe('accessibility (axe-core) in Chromium', () => {
           await context.close();
           expect(found.length, `axe violations:\n${report(found)}`).toBe(0);
         },
-        // Four runs side by side on two cores: each takes about 100 s on this machine kind.
+        // Four runs side by side on two cores, each a whole walk of the app: minutes, not seconds.
         240_000,
       );
     }

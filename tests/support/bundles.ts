@@ -12,8 +12,8 @@ export interface Bundle {
  * `entry` (server/main.ts, scripts/admin.ts) bundled as `npm start` bundles the server
  * (scripts/server-bundle.ts), into a folder of its own under .build/. A child process then
  * runs plain JavaScript in Node, as production does, instead of loading TypeScript through
- * tsx: about 10 s of CPU less for each process on this machine kind, most of it the embedded
- * database's migration child, which tsx would load again.
+ * tsx: seconds of CPU less for each process (docs/testing.md, the suite's time), most of it
+ * the embedded database's migration child, which tsx would load again.
  */
 export async function bundle(entry: string): Promise<Bundle> {
   await fs.mkdir(BUNDLE_DIR, { recursive: true });

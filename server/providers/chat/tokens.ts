@@ -8,7 +8,7 @@ import type { ChatMessageIn } from './types';
  * numbers are an estimate, which is all history trimming and fallback billing need.
  *
  * The encoding's table of 200,000 tokens takes about 65 MB of the process's memory, so it
- * is loaded on the first count (the first chat reply, about 0.2 s once), not at start: an
+ * is loaded on the first count (the first chat reply, once), not at start: an
  * instance that only makes images and portraits never carries it.
  */
 type Tokenizer = typeof GptTokenizer;

@@ -223,19 +223,4 @@ describe('offline image provider', () => {
     controller.abort(new Error('client went away'));
     await expect(provider.generate({ ...base, signal: controller.signal })).rejects.toThrow('client went away');
   });
-
-  it('renders a 1024x1024 PNG quickly', async () => {
-    const job: ImageJob = { model: 'ultra', prompt: 'timing', aspectRatio: '1:1', outputFormat: 'png', seed: 3 };
-    await provider.generate(job);
-    const times: number[] = [];
-    for (let i = 0; i < 5; i += 1) {
-      const started = performance.now();
-      await provider.generate({ ...job, seed: 3 + i });
-      times.push(performance.now() - started);
-    }
-    times.sort((a, b) => a - b);
-    const median = times[2] ?? Number.POSITIVE_INFINITY;
-    // Generous bound for busy CI machines; typical is well under 150 ms on 2 cores.
-    expect(median).toBeLessThan(1000);
-  });
 });
