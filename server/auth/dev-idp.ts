@@ -84,8 +84,8 @@ export async function mountDevIdentityProvider(
     });
     // oidc-provider runs each request in an AsyncLocalStorage, and in Node 20 an enabled
     // one installs promise hooks that tax every await of the whole process (every API
-    // request, chat stream and query; measured here: 200,000 awaits take 96 ms instead
-    // of 25) for the rest of its life. The storage is switched off again whenever no
+    // request, chat stream and query: several times the cost of a bare await) for the rest
+    // of its life. The storage is switched off again whenever no
     // sign-in request is in flight; its next request switches it on (run() does).
     let inFlight = 0;
     const handle = (request: FastifyRequest, reply: FastifyReply) => {
