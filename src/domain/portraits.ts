@@ -1,5 +1,6 @@
-import { generationMessages, PORTRAIT_COST, PROMPT_MAX_LENGTH } from './images';
-import { textLength } from './text';
+import { z } from 'zod';
+import { generationMessages, PORTRAIT_COST, PROMPT_MAX_LENGTH, STYLE_PRESETS } from './images';
+import { isStorableText, TEXT_ERROR_CODES, textLength, textMessages } from './text';
 
 /**
  * The portrait creator's rules (SPEC sections 2, 3, 5, 7, 8, 9): texts, numbers and the
@@ -55,6 +56,7 @@ export const portraitMessages = {
   aspectRatioInvalid: `Aspect ratio must be one of ${PORTRAIT_ASPECT_RATIOS.join(', ')}`,
   outputFormatInvalid: `Output format must be one of ${PORTRAIT_OUTPUT_FORMATS.join(', ')}`,
   notMultipart: 'The portrait request must be sent as multipart/form-data',
+  unknownField: 'The portrait form has a field it does not take',
 } as const;
 
 /** "File size must be less than 10MB. Current size: x MB", x in MB with 2 decimals. */
@@ -121,10 +123,106 @@ export function validatePortrait(input: PortraitInput, balance: number): Portrai
 }
 
 /** The Face-swap result (SPEC section 3) as the API sends it. */
-export interface PortraitResultData {
-  id: number;
-  url: string;
-  prompt: string;
+export const portraitResultSchema = z.object({ id: z.number().int(), url: z.string(), prompt: z.string() });
+export type PortraitResultData = z.infer<typeof portraitResultSchema>;
+
+/** SPEC section 7: success, data (id, url, prompt), tokens.charged, message. */
+export const portraitReplySchema = z.object({
+  success: z.literal(true),
+  data: portraitResultSchema,
+  tokens: z.object({ charged: z.number().int() }),
+  /** The user's balance once the portrait is paid for: the header shows the server's figure. */
+  balanceAfter: z.number().int().nonnegative().optional(),
+  message: z.string(),
+});
+export type PortraitReply = z.infer<typeof portraitReplySchema>;
+
+// ---------------------------------------------------------------------------------------
+// The multipart form (SPEC sections 5 and 7).
+
+const present = (value: unknown): boolean => typeof value === 'string' && value.trim() !== '';
+
+/**
+ * storedText's rules (src/domain/text.ts) with no rule aborting the parse: the photo rule
+ * runs after the fields and ranks before the prompt (SPEC's order), and an aborted field
+ * would stop it. Within the prompt the first issue is still the one reported.
+ */
+const promptSchema = z
+  .string({ error: portraitMessages.promptRequired })
+  .refine((prompt) => prompt.trim() !== '', { error: portraitMessages.promptRequired })
+  .refine((prompt) => isStorableText(prompt, true), {
+    error: textMessages.invalidCharacters,
+    params: { code: TEXT_ERROR_CODES.invalidCharacters },
+  })
+  .refine((prompt) => textLength(prompt) <= PROMPT_MAX_LENGTH, { error: portraitMessages.promptTooLong })
+  .describe(`The portrait's description, at most ${PROMPT_MAX_LENGTH} characters`);
+
+/**
+ * The portrait form's fields: the prompt always, the photo as an upload or as a reference
+ * to one of the user's own images, the options only when set. Any other field is refused.
+ * The photo's size and type are not rules here: the server decides them by the bytes it
+ * spooled (server/uploads/image-upload.ts), never by what the part declares.
+ */
+export const portraitFormSchema = z
+  .strictObject(
+    {
+      prompt: promptSchema,
+      user_image_file: z
+        .file({ error: portraitMessages.photoRequired })
+        .optional()
+        .describe(`The photo: one JPEG, PNG or WebP image up to ${UPLOAD_MAX_MB} MB`),
+      user_image: z
+        .string()
+        .optional()
+        .describe("Instead of a file: one of the user's own images, by its id, file name or /images/ address"),
+      aspect_ratio: z
+        .enum(PORTRAIT_ASPECT_RATIOS, { error: portraitMessages.aspectRatioInvalid })
+        .optional()
+        .describe(`Default ${DEFAULT_PORTRAIT_ASPECT_RATIO}`),
+      style_preset: z
+        .enum(STYLE_PRESETS, { error: generationMessages.stylePresetInvalid })
+        .optional()
+        .describe("'none' for no style; the portrait screen sends photographic"),
+      output_format: z
+        .enum(PORTRAIT_OUTPUT_FORMATS, { error: portraitMessages.outputFormatInvalid })
+        .optional()
+        .describe('Default webp, which the portrait screen sends'),
+    },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? portraitMessages.unknownField : undefined) },
+  )
+  .refine((form) => form.user_image_file !== undefined || present(form.user_image), {
+    error: portraitMessages.photoRequired,
+    path: ['user_image_file'],
+    // Runs even when other fields failed: a missing photo is SPEC's first rule, so it must
+    // be there to be ranked first (firstPortraitIssue).
+    when: (payload) => typeof payload.value === 'object' && payload.value !== null,
+  });
+
+export type PortraitFormFields = z.input<typeof portraitFormSchema>;
+
+/** Rank of each form field in SPEC section 5's order; an unknown field (no path) comes last. */
+const FORM_FIELD_RANK: Record<string, number> = {
+  user_image_file: 1,
+  user_image: 1,
+  prompt: 2,
+  aspect_ratio: 3,
+  output_format: 4,
+  style_preset: 5,
+};
+const UNKNOWN_FIELD_RANK = 6;
+
+/** The issue to report of a refused form: the first in SPEC's order, not zod's. */
+export function firstPortraitIssue<I extends { readonly path: readonly PropertyKey[] }>(error: {
+  readonly issues: readonly I[];
+}): I | undefined {
+  const rank = (issue: I) => {
+    const key = issue.path[0];
+    return (typeof key === 'string' ? FORM_FIELD_RANK[key] : undefined) ?? UNKNOWN_FIELD_RANK;
+  };
+  return error.issues.reduce<I | undefined>(
+    (best, issue) => (!best || rank(issue) < rank(best) ? issue : best),
+    undefined,
+  );
 }
 
 /** SPEC section 4: the result as an image record, with its defaults. */
