@@ -1,19 +1,20 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import { generatePortraitEndpoint } from '../../src/domain/api/portraits';
 import { portraitMessages, UPLOAD_MAX_BYTES } from '../../src/domain/portraits';
 import type { AuthService } from '../auth/service';
 import { currentUser, requireUser } from '../auth/session';
 import { AppError } from '../errors';
+import { route } from '../http/contract-route';
 import { disconnectSignal, watchDisconnect } from '../http/disconnect';
 import { fileTooLarge } from '../uploads/image-upload';
 import { spoolUpload } from '../uploads/spool';
 import type { PortraitForm, PortraitService } from './service';
 
-export const PORTRAIT_ENDPOINT = '/api/face-swap/generate';
-
-/** The fields a portrait form has (SPEC section 7); a few spare for clients that add some. */
+/**
+ * The fields a portrait form has (SPEC section 7), with room for a few more: those the
+ * contract's check then refuses by name, past these the parser refuses them unnamed.
+ */
 const FIELDS_LIMIT = 8;
 /** 2000 characters of 4 UTF-8 bytes each, with room to spare. */
 const FIELD_SIZE_LIMIT = 16 * 1024;
@@ -25,20 +26,12 @@ const COUNT_PAST_LIMIT = 2 * 1024 * 1024;
 /** A whole request: the file, the fields and the multipart framing. */
 const REQUEST_LIMIT = UPLOAD_MAX_BYTES + COUNT_PAST_LIMIT;
 
-/** The portrait made and paid for. */
-const portraitReply = z.object({
-  success: z.literal(true),
-  data: z.object({ id: z.number().int(), url: z.string(), prompt: z.string() }),
-  tokens: z.object({ charged: z.number().int() }),
-  balanceAfter: z.number().int().nonnegative().optional(),
-  message: z.string(),
-});
-
 /**
  * POST /api/face-swap/generate (SPEC section 7): multipart, one file at most. Only a
  * request that carries our Origin is served (a form post from anywhere else, or from no
  * browser at all, is refused before its body is read). The multipart parser is
- * registered for this route only.
+ * registered for this route only; the form is checked against its contract once read
+ * (PortraitService, parseForm), since Fastify validates no multipart body.
  */
 export function portraitRoutes(
   app: FastifyInstance,
@@ -60,18 +53,10 @@ export function portraitRoutes(
       throwFileSizeLimit: false,
     });
 
-    scope.withTypeProvider<ZodTypeProvider>().post(
-      PORTRAIT_ENDPOINT,
+    route(
+      scope,
+      generatePortraitEndpoint,
       {
-        schema: {
-          tags: ['Portraits'],
-          summary: 'A portrait from a photo: multipart/form-data, read as it streams (never validated whole)',
-          description:
-            "Fields: user_image_file (one JPEG, PNG or WebP photo up to 10 MB) and the portrait's text fields " +
-            '(SPEC section 7). Requires the Origin header.',
-          consumes: ['multipart/form-data'],
-          response: { 200: portraitReply },
-        },
         onRequest: [
           // The app-wide hook refuses a foreign Origin; this upload also refuses a missing one.
           async (request) => {
@@ -116,7 +101,9 @@ async function readForm(request: FastifyRequest): Promise<PortraitForm> {
   if (!request.isMultipart()) {
     throw new AppError('VALIDATION_ERROR', portraitMessages.notMultipart, { details: { field: 'content-type' } });
   }
-  const form: PortraitForm = { fields: {} };
+  // No prototype: a field named like one of Object's own (__proto__) is kept as a field,
+  // for the contract's check to refuse by name.
+  const form: PortraitForm = { fields: Object.create(null) as PortraitForm['fields'] };
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') {

@@ -1,16 +1,19 @@
-import { PROMPT_MAX_LENGTH, isStylePreset, generationMessages, formatImageSize } from '../../src/domain/images';
+import type { z } from 'zod';
+import { generatePortraitEndpoint } from '../../src/domain/api/portraits';
+import { formatImageSize, PROMPT_MAX_LENGTH } from '../../src/domain/images';
 import {
   DEFAULT_PORTRAIT_ASPECT_RATIO,
-  isPortraitAspectRatio,
-  isPortraitOutputFormat,
+  firstPortraitIssue,
   PORTRAIT_COST,
   PORTRAIT_MODEL,
   PORTRAIT_MODEL_LABEL,
   portraitMessages,
   type PortraitAspectRatio,
+  type PortraitFormFields,
   type PortraitOutputFormat,
+  type PortraitReply,
 } from '../../src/domain/portraits';
-import { isStorableText, textLength, textMessages } from '../../src/domain/text';
+import { issueErrorCode, textLength } from '../../src/domain/text';
 import type { Db } from '../db/client';
 import { AppError } from '../errors';
 import { IMAGE_FILE_NAME, readStoredFile, type ImageStorage } from '../images/storage';
@@ -29,15 +32,6 @@ export interface PortraitForm {
   fields: Partial<Record<string, string>>;
   /** The uploaded photo, spooled to a temporary file (its first 10MB; `size` counts all). */
   file?: SpooledFile & { fileName: string };
-}
-
-export interface PortraitReply {
-  success: true;
-  data: { id: number; url: string; prompt: string };
-  tokens: { charged: number };
-  /** The user's balance once the portrait is paid for. */
-  balanceAfter: number;
-  message: string;
 }
 
 export interface PortraitServiceOptions {
@@ -242,59 +236,61 @@ function referenceInvalid(): AppError {
   return new AppError('PHOTO_REFERENCE_INVALID', portraitMessages.referenceInvalid);
 }
 
-const present = (value: string | undefined): value is string => value !== undefined && value.trim() !== '';
-
-/** SPEC section 5's rules on the wire form, the first failure in SPEC's order. */
+/**
+ * SPEC section 5's rules on the wire form, checked with the contract's multipart schema
+ * (src/domain/api/portraits.ts): the first failure in SPEC's order, with its code and the
+ * values its wording needs. Nothing is charged or stored before this passes.
+ */
 export function parseForm(form: PortraitForm, appUrl: string): PortraitRequest {
   const { fields, file } = form;
   // A form posted with no file chosen carries an empty, nameless file part.
   const upload = file && !(file.size === 0 && file.fileName === '') ? file : undefined;
-  const reference = fields.user_image;
-  if (!upload && !present(reference)) throw new AppError('PHOTO_REQUIRED', portraitMessages.photoRequired);
+  const values: Record<string, unknown> = {
+    ...fields,
+    // The part was spooled to disk, not held as a File: an empty File of its name stands in
+    // for it, so the schema sees the photo there. Its bytes are checked next (checkUploadBytes).
+    ...(upload ? { user_image_file: new File([], upload.fileName) } : {}),
+  };
+  const checked = generatePortraitEndpoint.multipart.safeParse(values);
+  if (!checked.success) throw portraitFormRefusal(checked.error, values);
+  const { prompt, user_image: reference, aspect_ratio, style_preset, output_format } = checked.data;
 
-  const prompt = fields.prompt ?? '';
-  if (!present(prompt)) throw new AppError('PROMPT_REQUIRED', portraitMessages.promptRequired);
-  if (!isStorableText(prompt, true)) {
-    throw new AppError('INVALID_TEXT', textMessages.invalidCharacters, { details: { field: 'prompt' } });
-  }
-  if (textLength(prompt) > PROMPT_MAX_LENGTH) {
-    throw new AppError('VALIDATION_ERROR', portraitMessages.promptTooLong, {
-      details: { field: 'prompt', max: PROMPT_MAX_LENGTH, length: textLength(prompt) },
-    });
-  }
-
-  const aspectRatio = fields.aspect_ratio;
-  if (aspectRatio !== undefined && !isPortraitAspectRatio(aspectRatio)) {
-    throw new AppError('VALIDATION_ERROR', portraitMessages.aspectRatioInvalid, {
-      details: { field: 'aspect_ratio' },
-    });
-  }
-  const outputFormat = fields.output_format;
-  if (outputFormat !== undefined && !isPortraitOutputFormat(outputFormat)) {
-    throw new AppError('VALIDATION_ERROR', portraitMessages.outputFormatInvalid, {
-      details: { field: 'output_format' },
-    });
-  }
-  const stylePreset = fields.style_preset;
-  if (stylePreset !== undefined && !isStylePreset(stylePreset)) {
-    throw new AppError('VALIDATION_ERROR', generationMessages.stylePresetInvalid, {
-      details: { field: 'style_preset' },
-    });
-  }
-
-  let photo: PhotoUpload | PhotoReference;
-  if (upload) {
-    photo = { kind: 'upload', file: upload };
-  } else {
-    photo = { kind: 'reference', ref: parseReference(reference ?? '', appUrl) };
-  }
+  const photo: PhotoUpload | PhotoReference = upload
+    ? { kind: 'upload', file: upload }
+    : { kind: 'reference', ref: parseReference(reference ?? '', appUrl) };
   return {
     photo,
     prompt,
-    aspectRatio: aspectRatio ?? DEFAULT_PORTRAIT_ASPECT_RATIO,
-    stylePreset: stylePreset === 'none' ? undefined : stylePreset,
-    outputFormat: outputFormat ?? 'webp',
+    aspectRatio: aspect_ratio ?? DEFAULT_PORTRAIT_ASPECT_RATIO,
+    stylePreset: style_preset === 'none' ? undefined : style_preset,
+    outputFormat: output_format ?? 'webp',
   };
+}
+
+/** A form the contract refuses, as the refusal of its first broken rule in SPEC's order. */
+function portraitFormRefusal(error: z.ZodError<PortraitFormFields>, values: Record<string, unknown>): AppError {
+  const issue = firstPortraitIssue(error);
+  if (!issue) return new AppError('VALIDATION_ERROR');
+  const field = issue.path[0];
+  if (issue.code === 'unrecognized_keys') {
+    return new AppError('VALIDATION_ERROR', issue.message, { details: { field: issue.keys[0] } });
+  }
+  if (field === 'user_image_file' || field === 'user_image') {
+    return new AppError('PHOTO_REQUIRED', portraitMessages.photoRequired);
+  }
+  if (field === 'prompt') {
+    if (issueErrorCode(issue) === 'INVALID_TEXT') {
+      return new AppError('INVALID_TEXT', issue.message, { details: { field } });
+    }
+    if (issue.message === portraitMessages.promptTooLong) {
+      const length = textLength(String(values.prompt));
+      return new AppError('VALIDATION_ERROR', issue.message, {
+        details: { field, max: PROMPT_MAX_LENGTH, length },
+      });
+    }
+    return new AppError('PROMPT_REQUIRED', portraitMessages.promptRequired);
+  }
+  return new AppError('VALIDATION_ERROR', issue.message, { details: { field: String(field) } });
 }
 
 /**
