@@ -1,38 +1,33 @@
 import { fromPromise } from 'xstate';
-import { z } from 'zod';
+import { pathOf } from '../domain/api/contract';
+import { generatePortraitEndpoint } from '../domain/api/portraits';
 import { genericMessages } from '../domain/errors';
+import type { PortraitFormFields } from '../domain/portraits';
 import { portraitMachine, type PortraitReply, type PortraitRequest } from '../machines/portrait';
 import { ApiError, api, notifyUnauthorized, toApiError } from './client';
 import { downloadImage } from './images';
 
-export const PORTRAIT_ENDPOINT = '/api/face-swap/generate';
-
-const portraitReplySchema = z.object({
-  success: z.literal(true),
-  data: z.object({ id: z.number().int(), url: z.string(), prompt: z.string() }),
-  tokens: z.object({ charged: z.number().int() }),
-  balanceAfter: z.number().int().nonnegative().optional(),
-  message: z.string(),
-});
-
 /**
  * SPEC section 7: multipart with the prompt, the photo as user_image_file, and
- * aspect_ratio, style_preset, output_format only when present. The reply keeps
- * tokens.charged beside data, so it is read whole.
+ * aspect_ratio, style_preset, output_format only when present; the field names are the
+ * contract's. The reply keeps tokens.charged beside data, so it is read whole and checked
+ * with the contract's success schema (a FormData body is no body `callWhole` sends).
  */
 export async function createPortrait(request: PortraitRequest, signal?: AbortSignal): Promise<PortraitReply> {
   const form = new FormData();
-  form.append('prompt', request.prompt);
-  if (request.file instanceof Blob) form.append('user_image_file', request.file, request.fileName);
-  if (request.aspectRatio) form.append('aspect_ratio', request.aspectRatio);
-  if (request.stylePreset) form.append('style_preset', request.stylePreset);
-  if (request.outputFormat) form.append('output_format', request.outputFormat);
+  const append = (name: keyof PortraitFormFields, value: string | Blob, fileName?: string) =>
+    typeof value === 'string' ? form.append(name, value) : form.append(name, value, fileName);
+  append('prompt', request.prompt);
+  if (request.file instanceof Blob) append('user_image_file', request.file, request.fileName);
+  if (request.aspectRatio) append('aspect_ratio', request.aspectRatio);
+  if (request.stylePreset) append('style_preset', request.stylePreset);
+  if (request.outputFormat) append('output_format', request.outputFormat);
   let reply: unknown;
   try {
     // Aborting (Run in background) only stops waiting: the server's job goes on (issue #28).
     reply = await api()
       .options(signal ? { signal } : {})
-      .url(PORTRAIT_ENDPOINT)
+      .url(pathOf(generatePortraitEndpoint))
       .body(form)
       .post()
       .json();
@@ -41,7 +36,7 @@ export async function createPortrait(request: PortraitRequest, signal?: AbortSig
     if (apiError.status === 401) notifyUnauthorized();
     throw apiError;
   }
-  const parsed = portraitReplySchema.safeParse(reply);
+  const parsed = generatePortraitEndpoint.replies[200].safeParse(reply);
   if (!parsed.success) throw new ApiError(genericMessages.somethingWrong, 200, 'MALFORMED_RESPONSE', reply);
   return parsed.data;
 }
