@@ -1,13 +1,16 @@
 import { fromCallback, fromPromise } from 'xstate';
-import { chatProblem, streamFailureCode } from '../domain/chat';
 import {
-  conversationListSchema,
-  conversationSchema,
-  modelListSchema,
-  type Conversation,
-  type ConversationSummary,
-  type ModelList,
-} from '../domain/conversation';
+  chatStreamEndpoint,
+  conversationEndpoint,
+  conversationListEndpoint,
+  createConversationEndpoint,
+  deleteConversationEndpoint,
+  modelListEndpoint,
+  stopReplyEndpoint,
+} from '../domain/api/chat';
+import { pathOf, type DataOf } from '../domain/api/contract';
+import { chatProblem, streamFailureCode } from '../domain/chat';
+import type { Conversation, ConversationSummary, ModelList } from '../domain/conversation';
 import { codeForStatus, messageForStatus, UNCODED, type Problem } from '../domain/errors';
 import { createSseLineParser, toChatStreamEvent } from '../domain/sse';
 import {
@@ -19,38 +22,40 @@ import {
 import { chatReplyMachine } from '../machines/chat-reply';
 import { chatSettingsMachine } from '../machines/chat-settings';
 import { conversationRoutingMachine } from '../machines/conversation-routing';
-import { z } from 'zod';
-import { anyBody, API_BASE, authHeaders, request } from './client';
+import { API_BASE, ApiError, authHeaders, call } from './client';
 import { keepDraft, sessionUserId } from './drafts';
 
 export const MODEL_STORAGE_KEY = 'chatModel';
 
-export const fetchModels = (): Promise<ModelList> => request((w) => w.get('/llm/models').json(), modelListSchema);
-export const fetchConversations = (): Promise<ConversationSummary[]> =>
-  request((w) => w.get('/llm/conversations').json(), conversationListSchema);
+export const fetchModels = (): Promise<ModelList> => call(modelListEndpoint, {});
+export const fetchConversations = (): Promise<ConversationSummary[]> => call(conversationListEndpoint, {});
 export const fetchConversation = (id: number, signal?: AbortSignal): Promise<Conversation> =>
-  request((w) => (signal ? w.options({ signal }) : w).get(`/llm/conversations/${id}`).json(), conversationSchema);
+  call(conversationEndpoint, { params: { id }, ...(signal ? { signal } : {}) });
 /**
  * Creates a conversation for a first message. The message, model and limits let the server
  * refuse (402) one that the balance cannot pay any reply for, before anything is stored.
  */
 export const createConversation = (input: CreateConversationInput): Promise<Conversation> =>
-  request((w) => w.post(input, '/llm/conversations').json(), conversationSchema);
+  call(createConversationEndpoint, { body: input });
+/**
+ * SPEC section 7: the deletion's reply is not read. Any success means deleted, even one whose
+ * body is not the `{ success, message }` our server sends.
+ */
 export const deleteConversation = async (id: number): Promise<void> => {
-  await request((w) => w.delete(`/llm/conversations/${id}`).json(), anyBody);
+  try {
+    await call(deleteConversationEndpoint, { params: { id } });
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'MALFORMED_RESPONSE') return;
+    throw error;
+  }
 };
 
-const stopReplySchema = z.object({ stopped: z.boolean() });
-
 /**
- * POST /llm/conversations/:id/stop (issue #28 item 5): ends the reply in progress in the
- * conversation wherever it is written; `stopped` false when none was in progress.
+ * Stop from any tab (issue #28 item 5): ends the reply in progress in the conversation
+ * wherever it is written; `stopped` false when none was in progress.
  */
-export const stopReply = (conversationId: number, signal?: AbortSignal): Promise<{ stopped: boolean }> =>
-  request(
-    (w) => (signal ? w.options({ signal }) : w).post(undefined, `/llm/conversations/${conversationId}/stop`).json(),
-    stopReplySchema,
-  );
+export const stopReply = (conversationId: number, signal?: AbortSignal): Promise<DataOf<typeof stopReplyEndpoint>> =>
+  call(stopReplyEndpoint, { params: { id: conversationId }, ...(signal ? { signal } : {}) });
 
 /**
  * A request its actor gave up (the state left, React's development remount) never settles:
@@ -121,7 +126,7 @@ export async function readChatStream(
     sendBack({ type: 'STREAM.LOST', problem });
   };
   try {
-    const response = await fetch(`${API_BASE}/llm/conversations/${input.conversationId}/stream`, {
+    const response = await fetch(`${API_BASE}${pathOf(chatStreamEndpoint, { id: input.conversationId })}`, {
       method: 'POST',
       credentials: 'include',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...authHeaders() },
