@@ -58,6 +58,7 @@ export function schemaOf(contract: Endpoint): FastifySchema & Record<string, unk
     ...(contract.params ? { params: contract.params } : {}),
     ...(contract.query ? { querystring: contract.query } : {}),
     ...(contract.body ? { body: contract.body } : {}),
+    ...(contract.consumes ? { consumes: [...contract.consumes] } : {}),
     // A multipart body is read as it streams: only described (server/http/openapi.ts), and
     // checked by the route once read; Fastify validates no body there.
     ...(contract.multipart ? { consumes: ['multipart/form-data'], multipart: contract.multipart } : {}),

@@ -35,6 +35,8 @@ export interface Endpoint {
   readonly query?: z.ZodObject;
   /** A JSON body. */
   readonly body?: z.ZodType;
+  /** The body's media types when it is not JSON (a form post); `body` then describes its fields. */
+  readonly consumes?: readonly string[];
   /**
    * A multipart/form-data body: its fields for the description and for the route's own
    * check of what it read; the route reads the parts as they stream (never whole).
