@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import { signInCallbackEndpoint } from '../../src/domain/api/auth';
 import type { Config } from '../config';
 import type { Db } from '../db/client';
 import type { LedgerService } from '../ledger/service';
 import { DEV_CLIENT_ID, mountDevIdentityProvider } from './dev-idp';
 import { OidcClient } from './oidc';
-import { authRoutes, CALLBACK_PATH } from './routes';
+import { authRoutes } from './routes';
 import { AuthService } from './service';
 
 /**
@@ -26,7 +27,7 @@ export async function registerAuth(
 }
 
 async function signInProvider(server: FastifyInstance, config: Config, cookieSecret: string): Promise<OidcClient> {
-  const redirectUri = `${config.appUrl}${CALLBACK_PATH}`;
+  const redirectUri = `${config.appUrl}${signInCallbackEndpoint.path}`;
   if (config.GOOGLE_CLIENT_ID && config.GOOGLE_CLIENT_SECRET) {
     return new OidcClient({
       issuer: config.GOOGLE_ISSUER,

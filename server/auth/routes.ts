@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { currentUserEndpoint, logoutEndpoint, signInCallbackEndpoint, signInEndpoint } from '../../src/domain/api/auth';
 import { safeRedirectPath } from '../../src/domain/redirect';
-import { subscriptionStatuses, subscriptionTypes } from '../../src/domain/user';
 import type { Config } from '../config';
 import { isAppError } from '../errors';
-import { doneMessage, ok, redirect } from '../http/schemas';
+import { route } from '../http/contract-route';
 import type { OidcClient, PendingLogin } from './oidc';
 import { currentUser, requireUser, SESSION_COOKIE, sessionTokenOf } from './session';
 import type { AuthService } from './service';
@@ -15,7 +14,8 @@ const PENDING_TTL_SECONDS = 600;
 /** Set by logout, read by the next sign-in: see OidcSettings.promptAfterLogout. */
 const LOGGED_OUT_COOKIE = 'logged_out';
 const LOGGED_OUT_TTL_SECONDS = 30 * 24 * 3600;
-export const CALLBACK_PATH = '/auth/google/callback';
+/** The pending login and the logged-out mark are sent to the sign-in hops only, all under /auth. */
+const SIGN_IN_COOKIE_PATH = '/auth';
 
 const pendingSchema = z.object({
   state: z.string(),
@@ -25,58 +25,22 @@ const pendingSchema = z.object({
   failureRedirect: z.string(),
 });
 
-/** SPEC section 3's User, as /auth/me sends it. */
-const userDto = z.object({
-  id: z.number().int(),
-  avatar: z.string().nullable(),
-  name: z.string().nullable(),
-  email: z.string(),
-  createdAt: z.string(),
-  isActive: z.boolean(),
-  tokensAmount: z.number().int(),
-  subscriptionType: z.enum(subscriptionTypes),
-  subscriptionStatus: z.enum(subscriptionStatuses),
-  subscriptionTokensTotal: z.number().int(),
-  subscriptionTokensUsed: z.number().int(),
-  nextBillingDate: z.string().nullable(),
-  trialEndsAt: z.string().nullable(),
-});
-
-/** Anything the query holds: a redirect that is not ours, or repeated, falls back to the default. */
-const signInQuery = z.looseObject({
-  successRedirect: z.unknown().optional().describe('A path on this site to land on after signing in'),
-  failureRedirect: z.unknown().optional().describe('A path on this site to land on when it fails'),
-});
-/** The provider's answer; checked by the OpenID Connect client, never refused here. */
-const callbackQuery = z.looseObject({
-  code: z.unknown().optional(),
-  state: z.unknown().optional(),
-  error: z.unknown().optional(),
-});
-
 function withParam(path: string, key: string, value: string): string {
   const url = new URL(path, 'http://x');
   url.searchParams.set(key, value);
   return `${url.pathname}${url.search}${url.hash}`;
 }
 
-export function authRoutes(app: FastifyInstance, deps: { config: Config; auth: AuthService; oidc: OidcClient }): void {
+export function authRoutes(
+  server: FastifyInstance,
+  deps: { config: Config; auth: AuthService; oidc: OidcClient },
+): void {
   const { config, auth, oidc } = deps;
-  const server = app.withTypeProvider<ZodTypeProvider>();
-  const tags = ['Auth'];
   const secure = config.appUrl.startsWith('https://');
 
-  const clearPending = (reply: FastifyReply) => reply.clearCookie(PENDING_COOKIE, { path: '/auth' });
+  const clearPending = (reply: FastifyReply) => reply.clearCookie(PENDING_COOKIE, { path: SIGN_IN_COOKIE_PATH });
 
-  const signIn = {
-    schema: {
-      tags,
-      summary: 'Sign in with Google (or the local identity provider): a redirect to it',
-      querystring: signInQuery,
-      response: { 302: redirect },
-    },
-  };
-  server.get('/auth/google', signIn, async (request, reply) => {
+  route(server, signInEndpoint, {}, async (request, reply) => {
     const query = request.query;
     const successRedirect = safeRedirectPath(query.successRedirect, config.appUrl, '/dashboard');
     const failureRedirect = safeRedirectPath(query.failureRedirect, config.appUrl, '/login');
@@ -89,7 +53,7 @@ export function authRoutes(app: FastifyInstance, deps: { config: Config; auth: A
     }
     const pending = JSON.stringify({ ...started.pending, successRedirect, failureRedirect });
     reply.setCookie(PENDING_COOKIE, pending, {
-      path: '/auth',
+      path: SIGN_IN_COOKIE_PATH,
       httpOnly: true,
       sameSite: 'lax',
       secure,
@@ -99,15 +63,7 @@ export function authRoutes(app: FastifyInstance, deps: { config: Config; auth: A
     return reply.redirect(started.url);
   });
 
-  const callback = {
-    schema: {
-      tags,
-      summary: "The identity provider's return: signs in and goes to the page asked for",
-      querystring: callbackQuery,
-      response: { 302: redirect },
-    },
-  };
-  server.get(CALLBACK_PATH, callback, async (request, reply) => {
+  route(server, signInCallbackEndpoint, {}, async (request, reply) => {
     const raw = request.cookies[PENDING_COOKIE];
     clearPending(reply);
     const unsigned = raw ? request.unsignCookie(raw) : undefined;
@@ -148,34 +104,29 @@ export function authRoutes(app: FastifyInstance, deps: { config: Config; auth: A
       secure,
       expires: session.expiresAt,
     });
-    reply.clearCookie(LOGGED_OUT_COOKIE, { path: '/auth' });
+    reply.clearCookie(LOGGED_OUT_COOKIE, { path: SIGN_IN_COOKIE_PATH });
     request.log.info({ userId: session.user.id }, 'signed in');
     return reply.redirect(safeRedirectPath(pending.successRedirect, config.appUrl, '/dashboard'));
   });
 
-  server.get(
-    '/auth/me',
-    { preHandler: requireUser(auth), schema: { tags, summary: 'The signed-in user', response: { 200: ok(userDto) } } },
-    async (request) => ({ success: true as const, data: await auth.current(currentUser(request)) }),
-  );
+  route(server, currentUserEndpoint, { preHandler: requireUser(auth) }, async (request) => ({
+    success: true as const,
+    data: await auth.current(currentUser(request)),
+  }));
 
-  server.post(
-    '/auth/logout',
-    { schema: { tags, summary: 'Sign out', response: { 200: doneMessage } } },
-    async (request, reply) => {
-      const token = sessionTokenOf(request);
-      if (token) await auth.signOut(token);
-      reply.clearCookie(SESSION_COOKIE, { path: '/' });
-      reply.setCookie(LOGGED_OUT_COOKIE, '1', {
-        path: '/auth',
-        httpOnly: true,
-        sameSite: 'lax',
-        secure,
-        maxAge: LOGGED_OUT_TTL_SECONDS,
-      });
-      return { success: true as const, message: 'Logged out' };
-    },
-  );
+  route(server, logoutEndpoint, {}, async (request, reply) => {
+    const token = sessionTokenOf(request);
+    if (token) await auth.signOut(token);
+    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    reply.setCookie(LOGGED_OUT_COOKIE, '1', {
+      path: SIGN_IN_COOKIE_PATH,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure,
+      maxAge: LOGGED_OUT_TTL_SECONDS,
+    });
+    return { success: true as const, message: 'Logged out' };
+  });
 }
 
 function safeJson(text: string): unknown {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { currentUserEndpoint } from '../../src/domain/api/auth';
 import { screenNames, screenOfPath, screens, type ScreenName } from '../../src/domain/routes';
 import { withSessionHint } from '../../src/domain/session-hint';
 
@@ -80,7 +81,7 @@ export function screenPreloads(manifest: Manifest, screen: Screen): string[] {
 function withUserPreload(html: string): string {
   return html.replace(
     '</head>',
-    '<link rel="preload" href="/auth/me" as="fetch" crossorigin="use-credentials"></head>',
+    `<link rel="preload" href="${currentUserEndpoint.path}" as="fetch" crossorigin="use-credentials"></head>`,
   );
 }
 

@@ -1,3 +1,4 @@
+import { SIGN_IN_PATH } from '../domain/api/sign-in';
 import { SESSION_HINT_META } from '../domain/session-hint';
 import { forgetDrafts, holdDrafts } from './drafts';
 
@@ -49,7 +50,7 @@ export function signInUrl(returnTo: string, origin: string = globalThis.location
     successRedirect: `${origin}${returnTo}`,
     failureRedirect: `${origin}${failure}`,
   });
-  return `${API_BASE}/auth/google?${params.toString()}`;
+  return `${API_BASE}${SIGN_IN_PATH}?${params.toString()}`;
 }
 
 /**

@@ -1,65 +1,35 @@
-/*
- * SPEC section 3 "User", as the API sends it. Parsed by hand rather than with a schema:
- * the session check runs on every page's first load, before any screen, and this keeps
- * the schema library out of that path.
- */
+import { z } from 'zod';
+
+/* SPEC section 3 "User", as the API sends it (GET /auth/me). */
 
 export const subscriptionTypes = ['starter', 'pro', 'premium', 'payg'] as const;
 export const subscriptionStatuses = ['active', 'cancelled', 'past_due', 'trial'] as const;
 
-export interface User {
-  id: number;
-  avatar: string | null;
-  name: string | null;
-  email: string;
-  createdAt: string;
-  isActive: boolean;
-  tokensAmount: number;
-  subscriptionType: (typeof subscriptionTypes)[number];
-  subscriptionStatus: (typeof subscriptionStatuses)[number];
-  subscriptionTokensTotal: number;
-  subscriptionTokensUsed: number;
-  nextBillingDate: string | null;
-  trialEndsAt: string | null;
-}
+/** The user as GET /auth/me sends it; only SPEC's fields are kept. */
+export const userRecordSchema = z.object({
+  id: z.number().int(),
+  avatar: z.string().nullable(),
+  name: z.string().nullable(),
+  email: z.string(),
+  createdAt: z.string(),
+  isActive: z.boolean(),
+  tokensAmount: z.number().int().nonnegative(),
+  subscriptionType: z.enum(subscriptionTypes),
+  subscriptionStatus: z.enum(subscriptionStatuses),
+  subscriptionTokensTotal: z.number().int(),
+  subscriptionTokensUsed: z.number().int(),
+  nextBillingDate: z.string().nullable(),
+  trialEndsAt: z.string().nullable(),
+});
+
+export type User = z.output<typeof userRecordSchema>;
 
 export type ParseResult<T> = { success: true; data: T } | { success: false };
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-const isText = (value: unknown): value is string => typeof value === 'string';
-const isTextOrNull = (value: unknown): value is string | null => value === null || typeof value === 'string';
-const isWhole = (value: unknown): value is number => Number.isSafeInteger(value);
-const isOneOf =
-  <T extends string>(options: readonly T[]) =>
-  (value: unknown): value is T =>
-    options.includes(value as T);
-
-const userFields: { [K in keyof User]: (value: unknown) => boolean } = {
-  id: isWhole,
-  avatar: isTextOrNull,
-  name: isTextOrNull,
-  email: isText,
-  createdAt: isText,
-  isActive: (value) => typeof value === 'boolean',
-  tokensAmount: (value) => isWhole(value) && value >= 0,
-  subscriptionType: isOneOf(subscriptionTypes),
-  subscriptionStatus: isOneOf(subscriptionStatuses),
-  subscriptionTokensTotal: isWhole,
-  subscriptionTokensUsed: isWhole,
-  nextBillingDate: isTextOrNull,
-  trialEndsAt: isTextOrNull,
-};
-
 /** The user if every field has its type; only SPEC's fields are kept. */
 export function parseUser(value: unknown): ParseResult<User> {
-  if (!isObject(value)) return { success: false };
-  const user: Record<string, unknown> = {};
-  for (const [field, valid] of Object.entries(userFields)) {
-    if (!valid(value[field])) return { success: false };
-    user[field] = value[field];
-  }
-  return { success: true, data: user as unknown as User };
+  const parsed = userRecordSchema.safeParse(value);
+  return parsed.success ? { success: true, data: parsed.data } : { success: false };
 }
 
 /** The shape request() takes (src/api/client.ts), as a zod schema has it. */
