@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { pathOf } from '../../src/domain/api/contract';
+import { paymentReturnEndpoint } from '../../src/domain/api/payments';
 import {
   formatRub,
   PLANS,
@@ -180,7 +182,7 @@ export class Checkout {
         idempotenceKey: `payment:${id}`,
         amountKopecks: row.amountKopecks,
         description: row.description,
-        returnUrl: `${this.options.appUrl}/api/payments/${id}/return`,
+        returnUrl: `${this.options.appUrl}${pathOf(paymentReturnEndpoint, { id })}`,
         metadata: { paymentId: id, userId: String(user.id) },
         savePaymentMethod,
         customerEmail: user.email,

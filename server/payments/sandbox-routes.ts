@@ -1,29 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { formatRub } from '../../src/domain/billing';
+import { pathOf } from '../../src/domain/api/contract';
+import { sandboxCheckoutPageEndpoint, sandboxDecisionEndpoint } from '../../src/domain/api/payments';
+import { formatRub, SANDBOX_DECLINE_REASONS, type SandboxDeclineReason } from '../../src/domain/billing';
 import type { AuthService } from '../auth/service';
 import { optionalUser, signInAndBack } from '../auth/session';
 import { AppError } from '../errors';
-import { nonJson, redirect } from '../http/schemas';
-import {
-  SANDBOX_DECLINE_REASONS,
-  type SandboxDeclineReason,
-  type SandboxProvider,
-} from '../providers/payments/sandbox';
+import { route } from '../http/contract-route';
+import type { SandboxProvider } from '../providers/payments/sandbox';
 import type { PaymentsService } from './service';
 
 const SANDBOX_ID = /^sb_[0-9a-f-]{36}$/;
-
-/** Any id: one that is not a sandbox payment's answers 404 like an unknown one. */
-const checkoutParams = z.object({ id: z.string().describe('The sandbox payment id (sb_…)') });
-/**
- * The checkout form's fields: action=pay|decline, and with decline a reason. Described,
- * not enforced: anything else is refused by the handler (VALIDATION_ERROR), as it always was.
- */
-const decisionBody = z
-  .unknown()
-  .describe(`Form fields: action (pay or decline); with decline, reason (${SANDBOX_DECLINE_REASONS.join(', ')})`);
 
 function formField(body: unknown, name: string): unknown {
   return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
@@ -64,70 +50,45 @@ export function sandboxRoutes(
       },
     );
 
-    const server = scope.withTypeProvider<ZodTypeProvider>();
-    const tags = ['Sandbox'];
-    server.get(
-      '/sandbox/checkout/:id',
-      {
-        schema: {
-          tags,
-          summary: "The sandbox's checkout page (YooKassa's stand-in), for the payer's session only",
-          params: checkoutParams,
-          response: { 200: nonJson('text/html', 'The checkout page'), 302: redirect },
-        },
-      },
-      async (request, reply) => {
-        if (!SANDBOX_ID.test(request.params.id)) throw new AppError('NOT_FOUND');
-        const user = await optionalUser(auth, request);
-        if (!user) return reply.redirect(signInAndBack(`/sandbox/checkout/${request.params.id}`), 302);
-        const row = await sandbox.find(request.params.id);
-        if (!row || !belongsTo(row, user.id)) throw new AppError('NOT_FOUND');
-        return reply
-          .header('cache-control', 'no-store')
-          .type('text/html; charset=utf-8')
-          .send(checkoutPage({ ...row, amount: formatRub(row.amountKopecks) }));
-      },
-    );
+    route(scope, sandboxCheckoutPageEndpoint, {}, async (request, reply) => {
+      const { id } = request.params;
+      if (!SANDBOX_ID.test(id)) throw new AppError('NOT_FOUND');
+      const user = await optionalUser(auth, request);
+      if (!user) return reply.redirect(signInAndBack(pathOf(sandboxCheckoutPageEndpoint, { id })), 302);
+      const row = await sandbox.find(id);
+      if (!row || !belongsTo(row, user.id)) throw new AppError('NOT_FOUND');
+      return reply
+        .header('cache-control', 'no-store')
+        .type('text/html; charset=utf-8')
+        .send(checkoutPage({ ...row, amount: formatRub(row.amountKopecks) }));
+    });
 
-    server.post(
-      '/sandbox/checkout/:id',
-      {
-        schema: {
-          tags,
-          summary: 'Pay or decline a sandbox payment, then back to the app',
-          consumes: ['application/x-www-form-urlencoded'],
-          params: checkoutParams,
-          body: decisionBody,
-          response: { 303: redirect },
-        },
-      },
-      async (request, reply) => {
-        if (!SANDBOX_ID.test(request.params.id)) throw new AppError('NOT_FOUND');
-        const user = await optionalUser(auth, request);
-        if (!user) throw new AppError('UNAUTHORIZED');
-        const row = await sandbox.find(request.params.id);
-        if (!row || !belongsTo(row, user.id)) throw new AppError('NOT_FOUND');
-        const action = formField(request.body, 'action');
-        const reason = formField(request.body, 'reason') ?? 'insufficient_funds';
-        if (action !== 'pay' && action !== 'decline') throw new AppError('VALIDATION_ERROR');
-        if (action === 'decline' && !(SANDBOX_DECLINE_REASONS as readonly unknown[]).includes(reason)) {
-          throw new AppError('VALIDATION_ERROR');
+    route(scope, sandboxDecisionEndpoint, {}, async (request, reply) => {
+      if (!SANDBOX_ID.test(request.params.id)) throw new AppError('NOT_FOUND');
+      const user = await optionalUser(auth, request);
+      if (!user) throw new AppError('UNAUTHORIZED');
+      const row = await sandbox.find(request.params.id);
+      if (!row || !belongsTo(row, user.id)) throw new AppError('NOT_FOUND');
+      const action = formField(request.body, 'action');
+      const reason = formField(request.body, 'reason') ?? 'insufficient_funds';
+      if (action !== 'pay' && action !== 'decline') throw new AppError('VALIDATION_ERROR');
+      if (action === 'decline' && !(SANDBOX_DECLINE_REASONS as readonly unknown[]).includes(reason)) {
+        throw new AppError('VALIDATION_ERROR');
+      }
+      const decided = await sandbox.decide(
+        row.id,
+        action === 'pay' ? { action } : { action, reason: reason as SandboxDeclineReason },
+      );
+      if (decided) {
+        try {
+          await payments.notified(decided.id);
+        } catch (error) {
+          // The return route and the reconciler settle it anyway.
+          request.log.error({ err: error }, 'sandbox notification failed');
         }
-        const decided = await sandbox.decide(
-          row.id,
-          action === 'pay' ? { action } : { action, reason: reason as SandboxDeclineReason },
-        );
-        if (decided) {
-          try {
-            await payments.notified(decided.id);
-          } catch (error) {
-            // The return route and the reconciler settle it anyway.
-            request.log.error({ err: error }, 'sandbox notification failed');
-          }
-        }
-        return reply.redirect(row.returnUrl ?? '/billing', 303);
-      },
-    );
+      }
+      return reply.redirect(row.returnUrl ?? '/billing', 303);
+    });
   });
 }
 
@@ -154,7 +115,7 @@ function checkoutPage(row: { id: string; status: string; amount: string; descrip
   const reasons = SANDBOX_DECLINE_REASONS.map(
     (r) => `<option value="${r}">${escapeHtml(REASON_LABELS[r])}</option>`,
   ).join('');
-  const action = `/sandbox/checkout/${escapeHtml(row.id)}`;
+  const action = escapeHtml(pathOf(sandboxDecisionEndpoint, { id: row.id }));
   return `<!doctype html>
 <html lang="ru">
 <head>

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { paginationSchema } from './image-record';
+import { plainDecimalInteger } from './numbers';
 import { subscriptionTypes } from './user';
 
 /**
@@ -257,6 +258,23 @@ export type PaymentHistory = z.infer<typeof paymentHistorySchema>;
 export const HISTORY_DEFAULT_LIMIT = 10;
 export const HISTORY_MAX_LIMIT = 100;
 
+const pageMessage = `page must be a whole number from 1; limit from 1 to ${HISTORY_MAX_LIMIT}`;
+
+/**
+ * The page asked of the payment history and of the ledger. Plain digits only, as README says
+ * and the gallery does: 0x10, 1e3 and " 2" are refused.
+ */
+export const billingPageQuerySchema = z.object({
+  page: plainDecimalInteger({ message: pageMessage, min: 1 }).default(1),
+  limit: plainDecimalInteger({ message: pageMessage, min: 1, max: HISTORY_MAX_LIMIT }).default(HISTORY_DEFAULT_LIMIT),
+});
+
+/**
+ * A payment named in a path: any text, so that one that is not a payment id answers like an
+ * unknown one (404), never with a 400 that tells ids apart.
+ */
+export const paymentIdParamsSchema = z.object({ id: z.string().describe('The payment id (a UUID)') });
+
 export const subscriptionSchema = z.object({
   plan: z.object({
     /** SPEC 4 reads any name: premium gives premium, pro gives pro, anything else starter. */
@@ -325,6 +343,16 @@ export const ledgerPageSchema = z.object({
 export type LedgerPage = z.infer<typeof ledgerPageSchema>;
 
 export const subscriptionTypeSchema = z.enum(subscriptionTypes);
+
+/** Reasons a customer may pick when declining on the sandbox's checkout page, as YooKassa names them. */
+export const SANDBOX_DECLINE_REASONS = [
+  'insufficient_funds',
+  '3d_secure_failed',
+  'card_expired',
+  'payment_method_restricted',
+  'canceled_by_merchant',
+] as const;
+export type SandboxDeclineReason = (typeof SANDBOX_DECLINE_REASONS)[number];
 
 /** The payment-status page's query `status`, as the return route sends it. */
 export const RETURN_STATUSES = ['success', 'failed', 'pending'] as const;

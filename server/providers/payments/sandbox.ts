@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { pathOf } from '../../../src/domain/api/contract';
+import { sandboxCheckoutPageEndpoint } from '../../../src/domain/api/payments';
+import type { SandboxDeclineReason } from '../../../src/domain/billing';
 import type { Db } from '../../db/client';
 import * as repo from './sandbox-repository';
 import {
@@ -9,16 +12,6 @@ import {
   type ProviderRefund,
   type RefundRequest,
 } from './types';
-
-/** Reasons a customer may pick when declining on the sandbox page, as YooKassa names them. */
-export const SANDBOX_DECLINE_REASONS = [
-  'insufficient_funds',
-  '3d_secure_failed',
-  'card_expired',
-  'payment_method_restricted',
-  'canceled_by_merchant',
-] as const;
-export type SandboxDeclineReason = (typeof SANDBOX_DECLINE_REASONS)[number];
 
 /**
  * The offline payment provider: it keeps payments in the database as YooKassa keeps them
@@ -36,7 +29,7 @@ export class SandboxProvider implements PaymentProvider {
   ) {}
 
   checkoutUrl(id: string): string {
-    return `${this.appUrl}/sandbox/checkout/${id}`;
+    return `${this.appUrl}${pathOf(sandboxCheckoutPageEndpoint, { id })}`;
   }
 
   async createPayment(request: CreatePaymentRequest): Promise<ProviderPayment> {
