@@ -283,15 +283,17 @@ export class JobQueue {
   /**
    * Refunds running jobs whose heartbeat stopped `staleAfterMs` ago (their instance is
    * gone), and jobs that waited in line longer than the queue's deadline. Returns how many.
+   * Both are judged on the database's clock, which stamped the rows, never on this
+   * instance's; `at` names the moment on that clock (tests), the database's now by default.
    */
-  async reconcile(staleAfterMs: number = LIVENESS.staleAfterMs, now = new Date()): Promise<number> {
+  async reconcile(staleAfterMs: number = LIVENESS.staleAfterMs, at?: Date): Promise<number> {
     let refunded = 0;
     for (const job of await repo.findStaleRunning(this.db, staleAfterMs, 100)) {
       if (await this.failAndRefund(job, ABANDONED, { staleAfterMs })) refunded += 1;
     }
-    const before = new Date(now.getTime() - this.options.queueTimeoutMs);
-    for (const job of await repo.findExpiredQueued(this.db, before, 100)) {
-      if (await this.failAndRefund(job, EXPIRED, { queuedBefore: before })) refunded += 1;
+    const waited = { ms: this.options.queueTimeoutMs, at };
+    for (const job of await repo.findExpiredQueued(this.db, waited.ms, 100, at)) {
+      if (await this.failAndRefund(job, EXPIRED, { waitedLongerThan: waited })) refunded += 1;
     }
     return refunded;
   }

@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, gt, isNotNull, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { rowFromDriver } from '../db/rows';
 import { generationRequests, images, users } from '../db/schema';
+import { olderThan } from '../db/clock';
 import { heartbeatStale } from '../db/heartbeat';
 import { balanceOf, balanceUpdateSql, ledgerRowSql } from '../ledger/repository';
 import type { ImageRow, NewImage } from '../images/repository';
@@ -182,8 +183,11 @@ export async function failJob(
     staleAfterMs?: number;
     /** Only while it waits in line (a cancel before any worker took it). */
     queued?: boolean;
-    /** Only while it waits in line and was queued before this moment (the queue's deadline). */
-    queuedBefore?: Date;
+    /**
+     * Only while it waits in line and has waited longer than `ms` (the queue's deadline), by
+     * the database's clock or at the moment `at` on it (tests).
+     */
+    waitedLongerThan?: { ms: number; at?: Date };
   } = {},
 ): Promise<JobRow | undefined> {
   const rows = await db
@@ -193,7 +197,7 @@ export async function failJob(
       errorMessage: failure.message,
       errorCode: failure.code,
       errorDetails: failure.details ?? null,
-      updatedAt: new Date(),
+      updatedAt: sql`now()`,
     })
     .where(
       and(
@@ -205,8 +209,10 @@ export async function failJob(
               isNotNull(generationRequests.startedAt),
               heartbeatStale(generationRequests.heartbeatAt, only.staleAfterMs),
             ),
-        only.queued || only.queuedBefore ? isNull(generationRequests.startedAt) : undefined,
-        only.queuedBefore ? lt(generationRequests.createdAt, only.queuedBefore) : undefined,
+        only.queued || only.waitedLongerThan ? isNull(generationRequests.startedAt) : undefined,
+        only.waitedLongerThan
+          ? olderThan(generationRequests.createdAt, only.waitedLongerThan.ms, only.waitedLongerThan.at)
+          : undefined,
       ),
     )
     .returning();
@@ -275,9 +281,16 @@ export function findStaleRunning(db: Executor, staleAfterMs: number, limit: numb
   return pendingJobs(db, stale, limit);
 }
 
-/** Jobs that waited in line since before `before` (the queue's deadline passed). */
-export function findExpiredQueued(db: Executor, before: Date, limit: number): Promise<JobRow[]> {
-  return pendingJobs(db, and(isNull(generationRequests.startedAt), lt(generationRequests.createdAt, before)), limit);
+/**
+ * Jobs that have waited in line longer than `waitedMs` (the queue's deadline passed), by the
+ * database's clock (the clock their creation was stamped with), or at the moment `at` on it.
+ */
+export function findExpiredQueued(db: Executor, waitedMs: number, limit: number, at?: Date): Promise<JobRow[]> {
+  return pendingJobs(
+    db,
+    and(isNull(generationRequests.startedAt), olderThan(generationRequests.createdAt, waitedMs, at)),
+    limit,
+  );
 }
 
 export async function findJob(db: Executor, id: number): Promise<JobRow | undefined> {

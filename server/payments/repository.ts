@@ -3,6 +3,7 @@
 // (the only file of the feature that speaks SQL, eslint.config.js).
 import { and, count, desc, eq, inArray, isNull, notInArray, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
+import { leaseEnd, leaseFree } from '../db/clock';
 import {
   chatRequests,
   generationRequests,
@@ -145,22 +146,22 @@ export async function markRefunded(db: Executor, id: string): Promise<void> {
 
 /**
  * Takes up to `limit` payments pending since before `olderThan` that no other instance is
- * working on, and leases them until `leaseUntil`. SKIP LOCKED lets instances claim side
- * by side; the lease keeps a row that is being worked on from being claimed again.
+ * working on, and leases them for `leaseMs`. SKIP LOCKED lets instances claim side by side;
+ * the lease keeps a row that is being worked on from being claimed again. The lease is set
+ * and judged on the database's clock (server/db/clock.ts), which every instance shares.
  */
 export async function claimPending(
   db: Executor,
-  now: Date,
   olderThan: Date,
-  leaseUntil: Date,
+  leaseMs: number,
   limit: number,
 ): Promise<PaymentRow[]> {
   const result = (await db.execute(sql`
-    update ${payments} set lease_until = ${leaseUntil.toISOString()}
+    update ${payments} set lease_until = ${leaseEnd(leaseMs)}
     where id in (
       select id from ${payments}
       where status = 'pending' and created_at < ${olderThan.toISOString()}
-        and (lease_until is null or lease_until < ${now.toISOString()})
+        and ${leaseFree(payments.leaseUntil)}
       order by created_at
       limit ${limit}
       for update skip locked
@@ -288,20 +289,23 @@ export async function updateSubscription(
   return row;
 }
 
-/** Subscriptions whose period has ended (and whose retry is due), leased to this instance. */
+/**
+ * Subscriptions whose period has ended (and whose retry is due) by `now`, leased to this
+ * instance for `leaseMs` on the database's clock (server/db/clock.ts).
+ */
 export async function claimDueSubscriptions(
   db: Executor,
   now: Date,
-  leaseUntil: Date,
+  leaseMs: number,
   limit: number,
 ): Promise<SubscriptionRow[]> {
   const result = (await db.execute(sql`
-    update ${subscriptions} set lease_until = ${leaseUntil.toISOString()}
+    update ${subscriptions} set lease_until = ${leaseEnd(leaseMs)}
     where id in (
       select id from ${subscriptions}
       where status in ('trial', 'active', 'past_due') and period_end <= ${now.toISOString()}
         and (retry_at is null or retry_at <= ${now.toISOString()})
-        and (lease_until is null or lease_until < ${now.toISOString()})
+        and ${leaseFree(subscriptions.leaseUntil)}
       order by period_end
       limit ${limit}
       for update skip locked
@@ -320,8 +324,12 @@ export async function claimDueSubscriptions(
     );
 }
 
-export async function extendSubscriptionLease(db: Executor, id: number, leaseUntil: Date): Promise<void> {
-  await db.update(subscriptions).set({ leaseUntil }).where(eq(subscriptions.id, id));
+/** Keeps the row this instance's for another `leaseMs`, from the database's now. */
+export async function extendSubscriptionLease(db: Executor, id: number, leaseMs: number): Promise<void> {
+  await db
+    .update(subscriptions)
+    .set({ leaseUntil: leaseEnd(leaseMs) })
+    .where(eq(subscriptions.id, id));
 }
 
 export async function releaseSubscriptionLease(db: Executor, id: number): Promise<void> {

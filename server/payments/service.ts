@@ -225,7 +225,7 @@ export class PaymentsService {
    */
   async reconcile(now = new Date()): Promise<{ checked: number; expired: number }> {
     const olderThan = new Date(now.getTime() - this.options.recheckAfterMs);
-    const claimed = await repo.claimPending(this.db, now, olderThan, this.leaseFrom(now), 20);
+    const claimed = await repo.claimPending(this.db, olderThan, this.options.leaseMs, 20);
     let expired = 0;
     for (const row of claimed) {
       try {
@@ -308,10 +308,6 @@ export class PaymentsService {
 
   private async emailOf(userId: number): Promise<string | undefined> {
     return repo.emailOf(this.db, userId);
-  }
-
-  private leaseFrom(now: Date): Date {
-    return new Date(now.getTime() + this.options.leaseMs);
   }
 }
 

@@ -237,12 +237,12 @@ export class Subscriptions {
     now: Date,
     charge: (sub: SubscriptionRow, now: Date) => Promise<'credited' | 'canceled' | 'none'>,
   ): Promise<{ renewed: number; failed: number; ended: number }> {
-    const claimed = await repo.claimDueSubscriptions(this.db, now, this.leaseFrom(now), 20);
+    const claimed = await repo.claimDueSubscriptions(this.db, now, this.options.leaseMs, 20);
     const counts = { renewed: 0, failed: 0, ended: 0 };
     for (const sub of claimed) {
       try {
-        // The heartbeat: this row stays ours while it is worked on (same clock as the claim).
-        await repo.extendSubscriptionLease(this.db, sub.id, this.leaseFrom(now));
+        // The heartbeat: this row stays ours while it is worked on (the database's clock, as the claim).
+        await repo.extendSubscriptionLease(this.db, sub.id, this.options.leaseMs);
         if (sub.cancelAtPeriodEnd || sub.paymentMethodId === null) {
           await this.db.transaction(async (tx) => {
             const locked = await repo.lockSubscription(tx, sub.id);
@@ -261,10 +261,6 @@ export class Subscriptions {
       }
     }
     return counts;
-  }
-
-  private leaseFrom(now: Date): Date {
-    return new Date(now.getTime() + this.options.leaseMs);
   }
 }
 
