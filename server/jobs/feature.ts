@@ -66,6 +66,9 @@ export async function registerJobs(
     options: { heartbeatMs: config.CHAT_HEARTBEAT_MS, pollMs: config.JOBS_POLL_MS },
   });
 
+  // The image and portrait features have registered their handlers by now: an instance that
+  // lacks one refuses to start (ready and listen fail, naming the kind) before it takes a job.
+  server.addHook('onReady', async () => jobs.requireHandlers());
   server.addHook('onReady', async () => jobs.start());
   // The jobs this instance runs settle (stored or refunded) before the database closes.
   server.addHook('onClose', async () => {

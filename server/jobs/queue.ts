@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   FINISHED_JOBS_SHOWN,
   FINISHED_JOBS_SHOWN_MS,
+  JOB_KINDS,
   STREAM_EVENTS,
   type Job,
   type JobKind,
@@ -140,6 +141,18 @@ export class JobQueue {
 
   register<T extends PaidJobOutput>(kind: JobKind, handler: JobHandler<T>): void {
     this.handlers.set(kind, handler);
+  }
+
+  /**
+   * Throws, naming them, when kinds of JOB_KINDS have no handler: checked before the server
+   * starts, so an instance that could not run a kind refuses to start rather than take its
+   * jobs off the shared line and refund them, or refuse them one request at a time.
+   */
+  requireHandlers(): void {
+    const missing = JOB_KINDS.filter((kind) => !this.handlers.has(kind));
+    if (missing.length === 0) return;
+    const kinds = missing.map((kind) => `"${kind}"`).join(', ');
+    throw new Error(`no handler for the job kind ${kinds}: its feature must register one (JobQueue.register)`);
   }
 
   get perUserLimit(): number {
