@@ -101,9 +101,7 @@ async function readForm(request: FastifyRequest): Promise<PortraitForm> {
   if (!request.isMultipart()) {
     throw new AppError('VALIDATION_ERROR', portraitMessages.notMultipart, { details: { field: 'content-type' } });
   }
-  // No prototype: a field named like one of Object's own (__proto__) is kept as a field,
-  // for the contract's check to refuse by name.
-  const form: PortraitForm = { fields: Object.create(null) as PortraitForm['fields'] };
+  const form: PortraitForm = { fields: {} };
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') {
