@@ -155,3 +155,27 @@ describe('parseForm: SPEC section 5 in its order', () => {
     );
   });
 });
+
+describe('parseForm: the contract’s form, nothing else (issue #42)', () => {
+  it('refuses a field the form does not have, naming it', () => {
+    expect(refusal({ fields: { prompt: PROMPT, colour: 'red' }, file: upload(1000) })).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { field: 'colour' },
+    });
+  });
+
+  it('reports SPEC’s first broken rule whatever else is wrong with the form', () => {
+    const everythingElse = { aspect_ratio: '21:9', output_format: 'gif', style_preset: 'watercolour', colour: 'red' };
+    // No photo comes first, even beside a prompt that is refused outright.
+    expect(refusal({ fields: { prompt: 'a face\u0000', ...everythingElse } })).toEqual({
+      code: 'PHOTO_REQUIRED',
+      message: 'Please upload a photo first',
+    });
+    expect(refusal({ fields: { prompt: 'x'.repeat(2001), ...everythingElse } }).code).toBe('PHOTO_REQUIRED');
+    expect(refusal({ fields: { prompt: ' ', ...everythingElse }, file: upload(1000) })).toEqual({
+      code: 'PROMPT_REQUIRED',
+      message: 'Please enter a prompt',
+    });
+    expect(refusal({ fields: { ...everythingElse }, file: upload(1000) }).code).toBe('PROMPT_REQUIRED');
+  });
+});

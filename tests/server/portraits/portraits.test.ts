@@ -481,6 +481,32 @@ describe.each(testDatabases())('portraits on $name (offline engine)', (kind) => 
       expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
     });
 
+    it('refuses a field the contract does not name, naming it, and only after SPEC’s own rules', async () => {
+      const photoPart = [{ bytes: photo, name: 'a.jpg' }];
+      // Issue #42: a request that does not match its contract is refused, not quietly trimmed.
+      const refused = await postPortrait(app, user, { fields: { prompt: PROMPT, colour: 'red' }, files: photoPart });
+      expect(refused).toMatchObject({
+        status: 400,
+        body: { success: false, code: 'VALIDATION_ERROR', details: { field: 'colour' } },
+      });
+      // SPEC section 5's rules come first: the photo, then the prompt.
+      const noPhoto = await postPortrait(app, user, {
+        fields: { prompt: 'a face\u0000', aspect_ratio: '21:9', colour: 'x' },
+      });
+      expect(noPhoto).toMatchObject({
+        status: 400,
+        body: { code: 'PHOTO_REQUIRED', message: 'Please upload a photo first' },
+      });
+      const noPrompt = await postPortrait(app, user, { fields: { prompt: ' ', colour: 'x' }, files: photoPart });
+      expect(noPrompt).toMatchObject({
+        status: 400,
+        body: { code: 'PROMPT_REQUIRED', message: 'Please enter a prompt' },
+      });
+      expect(await balance(app, user)).toBe(50);
+      expect(await requestsOf(app, user)).toEqual([]);
+      expect(await spooledUploads()).toEqual([]);
+    });
+
     it('refuses a JSON body and a visitor who is not signed in', async () => {
       const json = await fetch(`${app.url}/api/face-swap/generate`, {
         method: 'POST',
