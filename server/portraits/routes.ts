@@ -27,7 +27,7 @@ const COUNT_PAST_LIMIT = 2 * 1024 * 1024;
 const REQUEST_LIMIT = UPLOAD_MAX_BYTES + COUNT_PAST_LIMIT;
 
 /**
- * POST /api/face-swap/generate (SPEC section 7): multipart, one file at most. Only a
+ * The portrait endpoint (SPEC section 7): multipart, one file at most. Only a
  * request that carries our Origin is served (a form post from anywhere else, or from no
  * browser at all, is refused before its body is read). The multipart parser is
  * registered for this route only; the form is checked against its contract once read
