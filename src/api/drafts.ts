@@ -7,15 +7,13 @@
  * server, and only to the account that typed them; a logout forgets them, because the next
  * person at a shared computer must not find them.
  */
-import type { AnyActorRef } from 'xstate';
+import type { SessionRef } from '../machines/session';
 
 export type DraftKind = 'generation' | 'chat';
 
 /** The signed-in user's id, read from the session actor a screen's machine was given. */
-export function sessionUserId(session: AnyActorRef | null | undefined): number | undefined {
-  const snapshot = session?.getSnapshot() as { context?: { user?: { id?: unknown } | null } } | undefined;
-  const id = snapshot?.context?.user?.id;
-  return typeof id === 'number' ? id : undefined;
+export function sessionUserId(session: SessionRef | null | undefined): number | undefined {
+  return session?.getSnapshot().context.user?.id;
 }
 
 const KEY = 'drafts';
@@ -75,7 +73,7 @@ export function heldDraft(kind: DraftKind, userId: number | null | undefined): s
 }
 
 /** What a screen given `session` starts its input from: the held draft of that user, if any. */
-export function storedDraft(kind: DraftKind, session: AnyActorRef | null | undefined): string | undefined {
+export function storedDraft(kind: DraftKind, session: SessionRef | null | undefined): string | undefined {
   return heldDraft(kind, sessionUserId(session));
 }
 

@@ -1,15 +1,4 @@
-import {
-  and,
-  assign,
-  enqueueActions,
-  fromCallback,
-  fromPromise,
-  not,
-  setup,
-  stateIn,
-  type ActorRefFrom,
-  type AnyActorRef,
-} from 'xstate';
+import { and, assign, enqueueActions, fromCallback, fromPromise, not, setup, stateIn, type ActorRefFrom } from 'xstate';
 import { balanceOf, problemOf, type Problem } from '../domain/errors';
 import {
   buildGenerationRequest,
@@ -27,6 +16,7 @@ import {
   type ImageModelId,
 } from '../domain/images';
 import { DASHBOARD_PREVIEW_LIMIT, type GenerationReply, type ImageRecord } from '../domain/image-record';
+import type { QueueRef } from './queue';
 import { chargeEvent, type sessionMachine } from './session';
 
 /** The form as the user edits it: free text, checked only by validateGeneration. */
@@ -50,7 +40,7 @@ export const PROGRESS_CEILING = 95;
 export interface GenerationContext {
   session: ActorRefFrom<typeof sessionMachine>;
   /** The job queue (issue #28): told to read the list again when a generation goes to the background. */
-  queue: AnyActorRef | null;
+  queue: QueueRef | null;
   balance: number;
   form: GenerationForm;
   lastSeed: number | null;
@@ -65,7 +55,7 @@ export interface GenerationContext {
 
 export interface GenerationInputs {
   session: ActorRefFrom<typeof sessionMachine>;
-  queue?: AnyActorRef | null;
+  queue?: QueueRef | null;
   balance: number;
   /** Carried by Regenerate (/dashboard?prompt=...). */
   prompt?: string;

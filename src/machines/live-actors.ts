@@ -1,13 +1,16 @@
-import type { AnyActorRef } from 'xstate';
+import type { ActorRefFrom, AnyStateMachine } from 'xstate';
+
+/** A running actor of any of the app's machines: the visualiser reads only its state value. */
+export type LiveActor = ActorRefFrom<AnyStateMachine>;
 
 /**
  * The actors running right now, by machine id, for the development statechart view. Only
  * development builds have that view, so production builds register nothing.
  */
-const actors = new Map<string, AnyActorRef>();
+const actors = new Map<string, LiveActor>();
 const listeners = new Set<() => void>();
 
-export function registerLiveActor(name: string, actor: AnyActorRef): () => void {
+export function registerLiveActor(name: string, actor: LiveActor): () => void {
   if (!import.meta.env.DEV) return () => undefined;
   actors.set(name, actor);
   listeners.forEach((l) => l());
@@ -17,7 +20,7 @@ export function registerLiveActor(name: string, actor: AnyActorRef): () => void 
   };
 }
 
-export function liveActors(): ReadonlyMap<string, AnyActorRef> {
+export function liveActors(): ReadonlyMap<string, LiveActor> {
   return actors;
 }
 

@@ -1,4 +1,4 @@
-import { assign, enqueueActions, fromCallback, fromPromise, setup, type ActorRefFrom, type AnyActorRef } from 'xstate';
+import { assign, enqueueActions, fromCallback, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import { balanceOf, problemOf as problemFrom } from '../domain/errors';
 import {
   DEFAULT_PORTRAIT_ASPECT_RATIO,
@@ -12,6 +12,7 @@ import {
   type PortraitProblem,
   type PortraitResultData,
 } from '../domain/portraits';
+import type { QueueRef } from './queue';
 import { chargeEvent, type sessionMachine } from './session';
 
 /** The chosen photo: what the preview shows, and the file itself (opaque to the machine). */
@@ -49,7 +50,7 @@ export interface PortraitRequest {
 export interface PortraitContext {
   session: ActorRefFrom<typeof sessionMachine>;
   /** The job queue (issue #28): told to read the list again when a portrait goes to the background. */
-  queue: AnyActorRef | null;
+  queue: QueueRef | null;
   balance: number;
   photo: ChosenPhoto | null;
   tab: PortraitTab;
@@ -61,7 +62,7 @@ export interface PortraitContext {
 
 export interface PortraitInputs {
   session: ActorRefFrom<typeof sessionMachine>;
-  queue?: AnyActorRef | null;
+  queue?: QueueRef | null;
   balance: number;
 }
 

@@ -8,19 +8,19 @@ import {
   spawnChild,
   stopChild,
   type ActorRefFrom,
-  type AnyActorRef,
 } from 'xstate';
 import { genericMessages, problemOf, type Problem } from '../domain/errors';
 import { finishesNow, orderJobs, placeJob } from '../domain/job-list';
 import { isActiveJobState, type Job, type JobEvent, type JobKind, type JobList, type ReplyEvent } from '../domain/jobs';
 import { jobStreamMachine, type JobStreamNotice } from './job-stream';
+import type { SessionRef } from './session';
 
 /** A job's Cancel: waiting for the server, or refused (the problem shown under the job). */
 export type CancelState = { status: 'pending' } | { status: 'failed'; problem: Problem };
 
 export interface QueueContext {
   /** The session actor: it takes the balance each event and cancel states. */
-  session: AnyActorRef;
+  session: SessionRef;
   /** The user's jobs as the list was last read, with every event and cancel since applied. */
   jobs: Job[];
   perUserLimit: number | null;
@@ -35,7 +35,7 @@ export interface QueueContext {
 }
 
 export interface QueueInput {
-  session: AnyActorRef;
+  session: SessionRef;
 }
 
 export type QueueEvent =

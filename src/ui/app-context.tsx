@@ -1,12 +1,12 @@
 import { useSelector } from '@xstate/react';
 import { createContext, useContext, useEffect, type ReactNode } from 'react';
-import type { ActorRefFrom, AnyActorRef } from 'xstate';
+import type { ActorRefFrom } from 'xstate';
 import type { ToastKind } from '../domain/toast';
-import type { sessionMachine } from '../machines/session';
+import type { SessionRef } from '../machines/session';
 import type { toastsMachine } from '../machines/toasts';
-import { registerLiveActor } from '../machines/live-actors';
+import { registerLiveActor, type LiveActor } from '../machines/live-actors';
 
-export type SessionRef = ActorRefFrom<typeof sessionMachine>;
+export type { SessionRef };
 export type ToastsRef = ActorRefFrom<typeof toastsMachine>;
 
 export interface AppActors {
@@ -55,6 +55,6 @@ export function useToast(): (kind: ToastKind, message: string) => void {
 }
 
 /** Lets the statechart visualiser see a feature actor while its screen is open (or while it runs). */
-export function useLiveActor(name: string, actor: AnyActorRef | undefined): void {
+export function useLiveActor(name: string, actor: LiveActor | undefined): void {
   useEffect(() => (actor ? registerLiveActor(name, actor) : undefined), [name, actor]);
 }

@@ -10,11 +10,7 @@ function useLiveValues(): Record<string, StateValue> {
   const actorsVersion = useSyncExternalStore(onLiveActorsChange, () => liveActors().size);
   useEffect(() => {
     const read = () =>
-      setValues(
-        Object.fromEntries(
-          [...liveActors()].map(([name, actor]) => [name, (actor.getSnapshot() as { value: StateValue }).value]),
-        ),
-      );
+      setValues(Object.fromEntries([...liveActors()].map(([name, actor]) => [name, actor.getSnapshot().value])));
     read();
     const subscriptions = [...liveActors().values()].map((actor) => actor.subscribe(read));
     return () => subscriptions.forEach((s) => s.unsubscribe());
