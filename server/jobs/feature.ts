@@ -10,7 +10,7 @@ import { EventLog } from '../events/service';
 import type { ImageStorage } from '../images/storage';
 import type { Thumbnails } from '../images/thumbnails';
 import type { LedgerService } from '../ledger/service';
-import { countReconcilerAction } from '../metrics';
+import { countReconcilerAction, readQueueAtScrape } from '../metrics';
 import { runEvery } from '../background/periodic';
 import { JobQueue } from './queue';
 import { jobRoutes } from './routes';
@@ -70,8 +70,13 @@ export async function registerJobs(
   // lacks one refuses to start (ready and listen fail, naming the kind) before it takes a job.
   server.addHook('onReady', async () => jobs.requireHandlers());
   server.addHook('onReady', async () => jobs.start());
+  const stopReadingQueue = readQueueAtScrape(
+    () => jobs.lanesNow(),
+    (error) => server.log.warn({ err: error }, 'the queue could not be read for /metrics'),
+  );
   // The jobs this instance runs settle (stored or refunded) before the database closes.
   server.addHook('onClose', async () => {
+    stopReadingQueue();
     await jobs.stop(config.SHUTDOWN_GRACE_MS);
     if (!deps.bus) await bus.close();
   });

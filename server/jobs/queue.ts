@@ -17,7 +17,15 @@ import type { ImageRow } from '../images/repository';
 import type { ImageStorage } from '../images/storage';
 import type { Thumbnails } from '../images/thumbnails';
 import type { LedgerService } from '../ledger/service';
-import { countGeneration, countPortrait, countTokensCharged, countTokensRefunded } from '../metrics';
+import {
+  countGeneration,
+  countJobFinished,
+  countPortrait,
+  countTokensCharged,
+  countTokensRefunded,
+  type JobOutcome,
+  type QueueLaneReading,
+} from '../metrics';
 import { keepAlive, LIVENESS } from '../background/liveness';
 import type { PaidJobImage, PaidJobOutput, PaidJobRequest } from './paid-job';
 import * as repo from './repository';
@@ -257,6 +265,11 @@ export class JobQueue {
     return { jobs, perUserLimit: this.options.perUserLimit };
   }
 
+  /** Every lane's line as the database holds it now, for /metrics (over every instance). */
+  lanesNow(): Promise<QueueLaneReading[]> {
+    return repo.lanesNow(this.db);
+  }
+
   /** Starts taking jobs: at once, on every poke of the line, and every `pollMs`. */
   start(): void {
     if (this.started || this.options.workers === false) return;
@@ -302,11 +315,11 @@ export class JobQueue {
   async reconcile(staleAfterMs: number = LIVENESS.staleAfterMs, at?: Date): Promise<number> {
     let refunded = 0;
     for (const job of await repo.findStaleRunning(this.db, staleAfterMs, 100)) {
-      if (await this.failAndRefund(job, ABANDONED, { staleAfterMs })) refunded += 1;
+      if (await this.failAndRefund(job, ABANDONED, { staleAfterMs }, 'refunded')) refunded += 1;
     }
     const waited = { ms: this.options.queueTimeoutMs, at };
     for (const job of await repo.findExpiredQueued(this.db, waited.ms, 100, at)) {
-      if (await this.failAndRefund(job, EXPIRED, { waitedLongerThan: waited })) refunded += 1;
+      if (await this.failAndRefund(job, EXPIRED, { waitedLongerThan: waited }, 'refunded')) refunded += 1;
     }
     return refunded;
   }
@@ -426,6 +439,7 @@ export class JobQueue {
         await this.storage.remove(stored.fileName).catch(() => undefined);
         return 'failed';
       }
+      countJobFinished(job.lane, 'completed');
       this.thumbnails.add(completed.image.id, output.bytes);
       await this.announce(job.id);
       return 'completed';
@@ -440,11 +454,15 @@ export class JobQueue {
     }
   }
 
-  /** FAILED and the refund in one transaction, only if the job was still PENDING (and `only` holds). */
+  /**
+   * FAILED and the refund in one transaction, only if the job was still PENDING (and `only`
+   * holds); counted as `outcome` when this call settled it (a cancel's code says cancelled).
+   */
   private async failAndRefund(
-    job: repo.OpenedJob,
+    job: Pick<repo.JobRow, 'id' | 'userId' | 'cost' | 'lane'>,
     failure: repo.Settlement,
     only: Parameters<typeof repo.failJob>[3] = {},
+    outcome: Exclude<JobOutcome, 'completed'> = failure.code === CANCELLED.code ? 'cancelled' : 'failed',
   ): Promise<boolean> {
     const settled = await this.ledger.transaction(async (tx) => {
       const row = await repo.failJob(tx, job.id, failure, only);
@@ -463,6 +481,7 @@ export class JobQueue {
       return true;
     });
     if (settled) {
+      countJobFinished(job.lane, outcome);
       await this.announce(job.id);
       this.release(job.id);
     }

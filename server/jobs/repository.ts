@@ -350,6 +350,36 @@ export async function placeInLine(db: Executor, lane: Lane, createdAt: Date, id:
   return Number(result.rows[0]?.ahead ?? 0) + 1;
 }
 
+/** The lanes a job can wait in (generation_requests.lane). */
+export const LANES: readonly Lane[] = generationRequests.lane.enumValues;
+
+/**
+ * Every lane's line now: jobs waiting, jobs running (on any instance), and how long the
+ * oldest waiting one has waited, in seconds by the database's clock (0 with none).
+ */
+export async function lanesNow(
+  db: Executor,
+): Promise<Array<{ lane: Lane; queued: number; running: number; oldestWaitSeconds: number }>> {
+  const result = (await db.execute(sql`
+    select lane,
+      count(*) filter (where started_at is null)::int as queued,
+      count(*) filter (where started_at is not null)::int as running,
+      extract(epoch from now() - min(created_at) filter (where started_at is null))::float8 as oldest_wait
+    from ${generationRequests}
+    where status = 'PENDING'
+    group by lane
+  `)) as { rows: Array<{ lane: Lane; queued: number; running: number; oldest_wait: number | null }> };
+  return LANES.map((lane) => {
+    const row = result.rows.find((r) => r.lane === lane);
+    return {
+      lane,
+      queued: Number(row?.queued ?? 0),
+      running: Number(row?.running ?? 0),
+      oldestWaitSeconds: Math.max(0, Number(row?.oldest_wait ?? 0)),
+    };
+  });
+}
+
 /** The mean run time (start to finish, ms) of the lane's last `recent` completed jobs; null with none. */
 export async function meanRunMs(db: Executor, lane: Lane, recent: number): Promise<number | null> {
   const result = (await db.execute(sql`
