@@ -96,7 +96,7 @@ export function createServer(config: Config, logStream?: { write(line: string): 
     }
   });
   server.addHook('onClose', async () => clearTimeout(cutTimer));
-  // Every route declares its params, query, body and answers in zod (server/http/schemas.ts);
+  // Every route is registered from its contract (src/domain/api, server/http/contract-route.ts);
   // a refused input reaches the error handler as a validation error (server/http/error-handler.ts).
   server.setValidatorCompiler(validatorCompiler);
   server.setSerializerCompiler(answerSerializer(config.isProduction));
