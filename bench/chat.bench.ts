@@ -1,4 +1,4 @@
-import { createSseLineParser } from '../src/domain/sse';
+import { createChatStreamReader } from '../src/domain/sse';
 import { freePort, signInThroughIdp } from '../tests/server/helpers';
 import { startChild, type Child } from './support/child';
 
@@ -38,7 +38,7 @@ async function timed(url: string, init: RequestInit): Promise<Timing> {
   const start = performance.now();
   const response = await fetch(url, init);
   const reader = response.body!.getReader();
-  const parser = createSseLineParser();
+  const parser = createChatStreamReader();
   let ttfb = NaN;
   let sawContent = false;
   let done = false;

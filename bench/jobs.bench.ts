@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { IMAGE_MODELS } from '../src/domain/images';
 import { jobEventSchema, STREAM_EVENTS, type JobState } from '../src/domain/jobs';
-import { createSseFrameParser } from '../src/domain/sse';
+import { createEventStreamReader } from '../src/domain/sse';
 import { AdminService } from '../server/admin/service';
 import { openDatabase } from '../server/db/client';
 import { users } from '../server/db/schema';
@@ -135,7 +135,7 @@ async function openEventStream(
   });
   const reader = response.ok ? response.body?.getReader() : undefined;
   if (!reader) throw new Error(`GET /api/events answered ${response.status}`);
-  const parser = createSseFrameParser();
+  const parser = createEventStreamReader();
   const ids: number[] = [];
   let resolveReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => (resolveReady = resolve));

@@ -12,7 +12,7 @@ import { pathOf, type DataOf } from '../domain/api/contract';
 import { chatProblem, streamFailureCode } from '../domain/chat';
 import type { Conversation, ConversationSummary, ModelList } from '../domain/conversation';
 import { codeForStatus, messageForStatus, UNCODED, type Problem } from '../domain/errors';
-import { createSseLineParser, toChatStreamEvent } from '../domain/sse';
+import { createChatStreamReader, toChatStreamEvent, type ChatStreamItem } from '../domain/sse';
 import {
   chatSendMachine,
   type ChatSendEvent,
@@ -103,8 +103,9 @@ async function problemOfResponse(response: Response): Promise<Problem> {
 }
 
 /**
- * Reads our SSE chat stream (SPEC section 7) with fetch + ReadableStream: `data:` lines
- * of JSON, `[DONE]` ends it, unparsable lines are ignored. `[DONE]` after no last frame is a
+ * Reads our SSE chat stream (SPEC section 7) with fetch + ReadableStream, its frames split
+ * by eventsource-parser (createChatStreamReader): `data:` lines of JSON, `[DONE]` ends it,
+ * unparsable lines are ignored. `[DONE]` after no last frame is a
  * reply stopped on the server (Stop from any tab, issue #28); a connection that breaks, or a
  * body that ends without `[DONE]`, is lost (the server goes on with a reply that had begun).
  * Stopping the actor aborts the request, which ends the reply only before its first words.
@@ -141,8 +142,8 @@ export async function readChatStream(
     if (!response.ok) return fail(await problemOfResponse(response));
     const reader = response.body?.getReader();
     if (!reader) return fail(chatProblem('noResponseBody'));
-    const parser = createSseLineParser();
-    const handle = (events: ReturnType<typeof parser.push>): boolean => {
+    const frames = createChatStreamReader();
+    const handle = (events: ChatStreamItem[]): boolean => {
       for (const event of events) {
         if (event.type === 'done') {
           if (!finished) {
@@ -183,10 +184,10 @@ export async function readChatStream(
     for (;;) {
       const { value, done } = await reader.read();
       if (done) {
-        handle(parser.end());
+        handle(frames.end());
         break;
       }
-      if (handle(parser.push(value))) {
+      if (handle(frames.push(value))) {
         await reader.cancel().catch(() => undefined);
         break;
       }

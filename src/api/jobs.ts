@@ -1,8 +1,9 @@
 import { fromCallback, fromPromise } from 'xstate';
-import type { DataOf } from '../domain/api/contract';
+import { pathOf, type DataOf } from '../domain/api/contract';
+import { eventStreamEndpoint } from '../domain/api/events';
 import { cancelJobEndpoint, jobListEndpoint } from '../domain/api/jobs';
 import { jobEventSchema, replyEventSchema, STREAM_EVENTS, type JobList } from '../domain/jobs';
-import { createSseFrameParser } from '../domain/sse';
+import { createEventStreamReader, type SseFrame } from '../domain/sse';
 import { jobStreamMachine, type ConnectInput, type JobStreamEvent } from '../machines/job-stream';
 import { queueMachine, queueProblemOf, titleMark, type QueueEvent } from '../machines/queue';
 import { API_BASE, authHeaders, call, notifyUnauthorized } from './client';
@@ -11,8 +12,6 @@ import { API_BASE, authHeaders, call, notifyUnauthorized } from './client';
  * Durable jobs (issue #28): the user's queue, Cancel, and the job events' stream, with the
  * queue and stream charts wired to them and to the page (its visibility and title).
  */
-
-export const EVENTS_PATH = '/api/events';
 
 /** The active jobs oldest first, then the recent finished ones newest first. */
 export function fetchJobs(signal?: AbortSignal): Promise<JobList> {
@@ -27,8 +26,9 @@ export function cancelJob(id: number, signal?: AbortSignal): Promise<CancelReply
 }
 
 /**
- * Reads GET /api/events (fetch + ReadableStream, so it carries the bearer token and can send
- * Last-Event-ID, which EventSource cannot): `job` frames carry a job and the balance, `reply`
+ * Reads the user's event stream (fetch + ReadableStream, so it carries the bearer token and
+ * can send Last-Event-ID, which EventSource cannot; its frames split by eventsource-parser,
+ * createEventStreamReader): `job` frames carry a job and the balance, `reply`
  * frames a chat reply so far (issue #28 item 5); `ready` and every other frame only move the
  * id to resume from; comments (`: ping`) are skipped.
  * A 401 ends the session everywhere; any other failure, a broken connection or the end of
@@ -40,7 +40,7 @@ export async function readJobStream(
   sendBack: (event: JobStreamEvent) => void,
 ): Promise<void> {
   try {
-    const response = await fetch(`${API_BASE}${EVENTS_PATH}`, {
+    const response = await fetch(`${API_BASE}${pathOf(eventStreamEndpoint)}`, {
       credentials: 'include',
       headers: {
         accept: 'text/event-stream',
@@ -56,11 +56,10 @@ export async function readJobStream(
     const reader = response.ok ? response.body?.getReader() : undefined;
     if (!reader) return sendBack({ type: 'STREAM.FAILED' });
     sendBack({ type: 'STREAM.OPENED' });
-    const parser = createSseFrameParser();
+    const frames = createEventStreamReader();
     for (;;) {
       const { value, done } = await reader.read();
-      const frames = done ? parser.end() : parser.push(value);
-      for (const frame of frames) sendBack(streamEventOf(frame));
+      for (const frame of done ? frames.end() : frames.push(value)) sendBack(streamEventOf(frame));
       if (done) break;
     }
     sendBack({ type: 'STREAM.FAILED' });
@@ -76,7 +75,7 @@ export async function readJobStream(
  * not read here, one whose data does not parse) only its id, which still counts, so a
  * reconnection resumes after it.
  */
-function streamEventOf(frame: { event: string; data: string; lastEventId: string | null }): JobStreamEvent {
+function streamEventOf(frame: SseFrame): JobStreamEvent {
   const id = frame.lastEventId;
   if (frame.event === STREAM_EVENTS.job) {
     const parsed = jobEventSchema.safeParse(parseJson(frame.data));

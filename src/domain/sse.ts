@@ -1,3 +1,4 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { z } from 'zod';
 import { REPLY_ENDINGS } from './chat';
 
@@ -19,9 +20,8 @@ export function encodeSseData(value: unknown): string {
 }
 
 /**
- * One event of the user's event stream (GET /api/events), read back by
- * createSseFrameParser: `id` (to resume from with Last-Event-ID), `event` (its type) and
- * one `data` line of JSON.
+ * One event of the user's event stream, read back by createEventStreamReader: `id` (to
+ * resume from with Last-Event-ID), `event` (its type) and one `data` line of JSON.
  */
 export function encodeSseEvent(id: number, event: string, data: unknown): string {
   return `id: ${id}\nevent: ${event}\n${encodeSseData(data)}`;
@@ -38,99 +38,93 @@ export function sseComment(text = ''): string {
     .join('\n')}\n\n`;
 }
 
-export type SseLineEvent = { type: 'data'; value: unknown } | { type: 'done' };
+/** What our chat stream says (SPEC 7): a `data:` line's JSON, or its end (`data: [DONE]`). */
+export type ChatStreamItem = { type: 'data'; value: unknown } | { type: 'done' };
 
-export interface SseLineParser {
-  /** Feeds the next piece of the body; returns the events completed by it. */
-  push(chunk: string | Uint8Array): SseLineEvent[];
-  /** The body ended: handles a last line that had no line break. */
-  end(): SseLineEvent[];
+/** Reads a body as it arrives: each read gives what it completed, the end what was left. */
+export interface StreamReader<T> {
+  /** Feeds the next piece of the body; returns what it completed. */
+  push(chunk: string | Uint8Array): T[];
+  /** The body ended. */
+  end(): T[];
 }
 
-const LINE_BREAK = /\r\n|\r|\n/;
-
 /**
- * Splits a body into lines as it arrives. Reads may cut a frame, a line or even a UTF-8
- * character anywhere, so text is buffered until a line break and bytes go through a
- * streaming TextDecoder. Both readers below take their lines from here.
+ * Feeds a body to eventsource-parser, which splits it into frames as the server-sent events
+ * format says (any line break, CRLF cut across reads included; comments skipped; one space
+ * after a field's colon). Reads may also cut a UTF-8 character, so bytes go through a
+ * streaming TextDecoder.
  */
-function createLineSplitter(): {
-  push(chunk: string | Uint8Array): string[];
-  /** The lines the end completes, and what followed the last line break. */
-  end(): { lines: string[]; rest: string };
-} {
-  let buffer = '';
+function frameReader<T>(onFrame: (message: EventSourceMessage, out: T[]) => void) {
+  let out: T[] = [];
+  const parser = createParser({ onEvent: (message) => onFrame(message, out) });
   let decoder: TextDecoder | undefined;
-
-  function drain(final: boolean): string[] {
-    const lines: string[] = [];
-    let match: RegExpExecArray | null;
-    while ((match = LINE_BREAK.exec(buffer)) !== null) {
-      // A lone CR at the very end may be the first half of a CRLF split across reads;
-      // waiting for the next read keeps both halves one line break.
-      if (!final && match[0] === '\r' && match.index === buffer.length - 1) break;
-      lines.push(buffer.slice(0, match.index));
-      buffer = buffer.slice(match.index + match[0].length);
-    }
-    return lines;
-  }
-
+  // The parser holds a CR at the end of what it was fed, in case an LF follows to make a CRLF.
+  let endsInCr = false;
+  const feed = (text: string) => {
+    if (text === '') return;
+    parser.feed(text);
+    endsInCr = text.endsWith('\r');
+  };
+  const taken = () => {
+    const done = out;
+    out = [];
+    return done;
+  };
   return {
-    push(chunk) {
-      if (typeof chunk === 'string') {
-        buffer += chunk;
-      } else {
-        decoder ??= new TextDecoder();
-        buffer += decoder.decode(chunk, { stream: true });
-      }
-      return drain(false);
+    push: (chunk: string | Uint8Array): T[] => {
+      feed(typeof chunk === 'string' ? chunk : (decoder ??= new TextDecoder()).decode(chunk, { stream: true }));
+      return taken();
     },
-    end() {
-      if (decoder) buffer += decoder.decode();
-      const lines = drain(true);
-      const rest = buffer;
-      buffer = '';
-      return { lines, rest };
+    /**
+     * The body ended. A CR at its very end was a line break, no LF will follow. With
+     * `closeFrame` the end also closes the frame under way, as its empty line would.
+     */
+    end: (closeFrame: boolean): T[] => {
+      if (decoder) feed(decoder.decode());
+      if (closeFrame) feed('\n\n');
+      else if (endsInCr) feed('\n');
+      parser.reset();
+      return taken();
     },
   };
 }
 
 /**
- * Incremental, line-based reader of the chat stream. Comments, other fields (`event:`,
- * `id:`) and data that is not JSON are skipped: SPEC 7 says lines that cannot be parsed are
- * ignored.
+ * SPEC 7: each `data:` line of a frame carries JSON, or `[DONE]`, which ends the stream; a
+ * line that cannot be parsed is ignored. The parser joins a frame's data lines with line
+ * breaks, which JSON never holds (it escapes them), so each line is read again on its own.
  */
-export function createSseLineParser(): SseLineParser {
-  const lines = createLineSplitter();
-
-  function parseLine(line: string): SseLineEvent | undefined {
-    if (!line.startsWith('data:')) return undefined;
-    // The SSE format allows exactly one optional space after the colon.
-    const payload = line.startsWith('data: ') ? line.slice(6) : line.slice(5);
-    if (payload.trim() === '[DONE]') return { type: 'done' };
+function chatStreamItemsOf(data: string): ChatStreamItem[] {
+  return data.split('\n').flatMap((line): ChatStreamItem[] => {
+    if (line.trim() === '[DONE]') return [{ type: 'done' }];
     try {
-      return { type: 'data', value: JSON.parse(payload) as unknown };
+      return [{ type: 'data', value: JSON.parse(line) as unknown }];
     } catch {
-      return undefined;
+      return [];
     }
-  }
+  });
+}
 
-  const parse = (batch: string[]) => batch.flatMap((line) => parseLine(line) ?? []);
+/**
+ * Reads our chat stream (SPEC 7) as it arrives: the JSON of its `data:` lines and its end.
+ * Event names and ids are not ours to read there.
+ */
+export function createChatStreamReader(): StreamReader<ChatStreamItem> {
+  const reader = frameReader<ChatStreamItem>((message, out) => out.push(...chatStreamItemsOf(message.data)));
   return {
-    push: (chunk) => parse(lines.push(chunk)),
-    // A body that ends without a final line break still delivers its last line.
-    end: () => {
-      const { lines: last, rest } = lines.end();
-      return parse(rest === '' ? last : [...last, rest]);
-    },
+    push: reader.push,
+    // A body that ends before the empty line after its last frame (even before that line's
+    // own break) still delivers that frame, `data: [DONE]` included: the end closes it.
+    end: () => reader.end(true),
   };
 }
 
 /**
- * One event of a stream read by its frames (the job events of GET /api/events): its name
- * (`event:`, "message" when the frame names none), its data lines joined by line breaks,
- * and the stream's last event id after it (`id:`, kept from earlier frames when it names
- * none, as a browser's EventSource keeps it).
+ * One frame of a stream read by its frames (the user's events): its name (`event:`,
+ * "message" when the frame names none), its data lines joined by line breaks, and the
+ * stream's last event id after it (`id:`, kept from earlier frames when it names none, as a
+ * browser's EventSource keeps it).
  */
 export interface SseFrame {
   event: string;
@@ -138,48 +132,19 @@ export interface SseFrame {
   lastEventId: string | null;
 }
 
-export interface SseFrameParser {
-  /** Feeds the next piece of the body; returns the frames completed by it. */
-  push(chunk: string | Uint8Array): SseFrame[];
-  /** The body ended: a frame not closed by an empty line is dropped, as the format says. */
-  end(): SseFrame[];
-}
-
 /**
- * Reads a body frame by frame, as the server-sent events format dispatches them: fields
- * gather until an empty line; comments (`:`) and unknown fields are skipped; an `id` holding
- * NUL is ignored; a frame without data dispatches nothing but still moves the last event id.
+ * Reads the user's event stream frame by frame. A frame is dispatched at its empty line; one
+ * the body ended before is dropped, as the format says; a frame without data dispatches
+ * nothing; an `id` holding NUL is ignored.
  */
-export function createSseFrameParser(): SseFrameParser {
-  const lines = createLineSplitter();
+export function createEventStreamReader(): StreamReader<SseFrame> {
   let lastEventId: string | null = null;
-  let event = '';
-  let data: string[] = [];
-
-  function read(line: string): SseFrame | undefined {
-    if (line === '') {
-      const frame = data.length > 0 ? { event: event || 'message', data: data.join('\n'), lastEventId } : undefined;
-      event = '';
-      data = [];
-      return frame;
-    }
-    if (line.startsWith(':')) return undefined;
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') data.push(value);
-    else if (field === 'event') event = value;
-    else if (field === 'id' && !value.includes('\0')) lastEventId = value;
-    return undefined;
-  }
-
-  return {
-    push: (chunk) => lines.push(chunk).flatMap((line) => read(line) ?? []),
-    // Frames the end completes are dispatched; an unfinished one, or a line without its
-    // break, is dropped.
-    end: () => lines.end().lines.flatMap((line) => read(line) ?? []),
-  };
+  const reader = frameReader<SseFrame>((message, out) => {
+    // The parser gives a frame only its own id; the stream's last one is ours to keep.
+    if (message.id !== undefined) lastEventId = message.id;
+    out.push({ event: message.event ?? 'message', data: message.data, lastEventId });
+  });
+  return { push: reader.push, end: () => reader.end(false) };
 }
 
 export const chatContextInfoSchema = z.object({

@@ -2,18 +2,18 @@ import { describe, expect, it } from 'vitest';
 import {
   SSE_DONE,
   chatStreamEventSchema,
-  createSseFrameParser,
+  createEventStreamReader,
   encodeSseEvent,
-  createSseLineParser,
+  createChatStreamReader,
   encodeSseData,
   sseComment,
   toChatStreamEvent,
 } from '../../src/domain/sse';
-import type { SseFrame, SseLineEvent } from '../../src/domain/sse';
+import type { SseFrame, ChatStreamItem } from '../../src/domain/sse';
 
-function parseAll(chunks: Array<string | Uint8Array>): SseLineEvent[] {
-  const parser = createSseLineParser();
-  const events: SseLineEvent[] = [];
+function parseAll(chunks: Array<string | Uint8Array>): ChatStreamItem[] {
+  const parser = createChatStreamReader();
+  const events: ChatStreamItem[] = [];
   for (const c of chunks) events.push(...parser.push(c));
   events.push(...parser.end());
   return events;
@@ -37,14 +37,14 @@ describe('SSE frames', () => {
   });
 });
 
-describe('createSseLineParser', () => {
+describe('createChatStreamReader', () => {
   const events = [
     { content: 'Привет, ' },
     { content: 'мир 👋 "quoted"\nnext line' },
     { isComplete: true, tokensUsed: 12, billing: { inputTokens: 5, outputTokens: 7, cost: 1 } },
   ];
   const body = `${sseComment('connected')}${events.map(encodeSseData).join('')}${sseComment('ping')}${SSE_DONE}`;
-  const expected: SseLineEvent[] = [...events.map((value) => ({ type: 'data' as const, value })), { type: 'done' }];
+  const expected: ChatStreamItem[] = [...events.map((value) => ({ type: 'data' as const, value })), { type: 'done' }];
 
   it('reads a whole body at once', () => {
     expect(parseAll([body])).toEqual(expected);
@@ -102,9 +102,10 @@ describe('createSseLineParser', () => {
     ]);
   });
 
-  it('waits for the line break before reporting a line', () => {
-    const parser = createSseLineParser();
+  it('waits for the end of the frame before reporting it', () => {
+    const parser = createChatStreamReader();
     expect(parser.push('data: {"content":"a"}')).toEqual([]);
+    expect(parser.push('\n')).toEqual([]);
     expect(parser.push('\n')).toEqual([{ type: 'data', value: { content: 'a' } }]);
     expect(parser.push('data: [DO')).toEqual([]);
     expect(parser.push('NE]')).toEqual([]);
@@ -113,10 +114,10 @@ describe('createSseLineParser', () => {
   });
 
   it('delivers nothing for a last line without a break that is not data', () => {
-    const parser = createSseLineParser();
-    expect(parser.push('data: {"content":"a"}\n: ping')).toEqual([{ type: 'data', value: { content: 'a' } }]);
+    const parser = createChatStreamReader();
+    expect(parser.push('data: {"content":"a"}\n\n: ping')).toEqual([{ type: 'data', value: { content: 'a' } }]);
     expect(parser.end()).toEqual([]);
-    const other = createSseLineParser();
+    const other = createChatStreamReader();
     expect(other.push('data: {not json')).toEqual([]);
     expect(other.end()).toEqual([]);
   });
@@ -126,9 +127,9 @@ describe('createSseLineParser', () => {
  * The job events' stream (issue #28, GET /api/events) is read by its frames, as the
  * server-sent events format (WHATWG HTML, "Interpreting an event stream") dispatches them.
  */
-describe('createSseFrameParser', () => {
+describe('createEventStreamReader', () => {
   function framesOf(chunks: Array<string | Uint8Array>): SseFrame[] {
-    const parser = createSseFrameParser();
+    const parser = createEventStreamReader();
     const frames: SseFrame[] = [];
     for (const c of chunks) frames.push(...parser.push(c));
     frames.push(...parser.end());
@@ -171,8 +172,8 @@ describe('createSseFrameParser', () => {
     expect(framesOf(['data\n\n'])).toEqual([{ event: 'message', data: '', lastEventId: null }]);
   });
 
-  it('dispatches nothing for a frame without data, but its id still counts', () => {
-    expect(framesOf(['id: 5\nevent: job\n\ndata: z\n\n'])).toEqual([{ event: 'message', data: 'z', lastEventId: '5' }]);
+  it('dispatches nothing for a frame without data, and its name does not pass to the next', () => {
+    expect(framesOf(['event: job\n\ndata: z\n\n'])).toEqual([{ event: 'message', data: 'z', lastEventId: null }]);
   });
 
   it('ignores an id holding NUL', () => {
@@ -191,7 +192,7 @@ describe('createSseFrameParser', () => {
   });
 
   it('drops a frame the body ended before its empty line', () => {
-    const parser = createSseFrameParser();
+    const parser = createEventStreamReader();
     expect(parser.push('id: 9\nevent: job\ndata: {}')).toEqual([]);
     expect(parser.end()).toEqual([]);
     expect(framesOf(['data: a\n\ndata: b\n'])).toEqual([{ event: 'message', data: 'a', lastEventId: null }]);

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { chatRequests, conversations, messages, tokenLedger, users } from '../../../server/db/schema';
-import { createSseLineParser, type SseLineEvent } from '../../../src/domain/sse';
+import { createChatStreamReader, type ChatStreamItem } from '../../../src/domain/sse';
 import { signInThroughIdp, step, type CookieJar, type TestApp } from '../helpers';
 
 export interface Person {
@@ -43,7 +43,7 @@ export interface StreamResult {
   contentType: string | null;
   raw: string;
   bytes: Uint8Array;
-  events: SseLineEvent[];
+  events: ChatStreamItem[];
   data: Array<Record<string, unknown>>;
 }
 
@@ -56,7 +56,7 @@ export async function stream(
   const response = await post(app, person, `/llm/conversations/${conversationId}/stream`, body);
   const bytes = new Uint8Array(await response.arrayBuffer());
   const raw = new TextDecoder().decode(bytes);
-  const parser = createSseLineParser();
+  const parser = createChatStreamReader();
   const events = [...parser.push(bytes), ...parser.end()];
   return {
     status: response.status,

@@ -5,7 +5,7 @@ import { chatRequests, messages } from '../../../server/db/schema';
 import { countMessageTokens, countTokens, promptTokensBound } from '../../../server/providers/chat/tokens';
 import { worstCaseCost } from '../../../src/domain/chat';
 import { replyEventSchema, STREAM_EVENTS, type ReplyEvent } from '../../../src/domain/jobs';
-import { createSseLineParser, encodeSseData, SSE_DONE, type SseLineEvent } from '../../../src/domain/sse';
+import { createChatStreamReader, encodeSseData, SSE_DONE, type ChatStreamItem } from '../../../src/domain/sse';
 import { registry } from '../../../server/metrics';
 import { INSUFFICIENT_QUOTA, startFakeOpenAi, type FakeOpenAi } from '../providers/chat/fake-openai';
 import { startTestApp, step, testDatabases, type TestApp } from '../helpers';
@@ -289,15 +289,15 @@ describe.each(testDatabases())('chat stream through an OpenAI-compatible service
     const whole = result.events;
     expect(whole.at(-1)).toEqual({ type: 'done' });
     for (let cut = 1; cut < result.bytes.length; cut += 7) {
-      const parser = createSseLineParser();
-      const events: SseLineEvent[] = [
+      const parser = createChatStreamReader();
+      const events: ChatStreamItem[] = [
         ...parser.push(result.bytes.slice(0, cut)),
         ...parser.push(result.bytes.slice(cut)),
         ...parser.end(),
       ];
       expect(events).toEqual(whole);
     }
-    const parser = createSseLineParser();
+    const parser = createChatStreamReader();
     const byByte = [...result.bytes].flatMap((b) => parser.push(new Uint8Array([b])));
     expect([...byByte, ...parser.end()]).toEqual(whole);
   });
