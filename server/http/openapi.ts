@@ -2,14 +2,12 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { API_DOCS_PREFIX, apiDescriptionEndpoint } from '../../src/domain/api/docs';
 import type { Config } from '../config';
-
-export const OPENAPI_PATH = '/api/openapi.json';
+import { route } from './contract-route';
 
 /** The committed copy of the description (`npm run openapi`), relative to the project's root. */
 export const OPENAPI_FILE = 'docs/openapi.json';
-
-export const API_DOCS_PREFIX = '/api/docs';
 
 /**
  * The OpenAPI 3 description of every route, made from the routes' zod schemas, at
@@ -39,7 +37,7 @@ export async function registerApiDocs(server: FastifyInstance, config: Config): 
     transformObject: jsonSchemaTransformObject,
   });
   await server.register(swaggerUi, { routePrefix: API_DOCS_PREFIX });
-  server.get(OPENAPI_PATH, { schema: { hide: true } }, async () => server.swagger());
+  route(server, apiDescriptionEndpoint, {}, async (_request, reply) => reply.send(server.swagger()));
 }
 
 type TransformInput = Parameters<typeof jsonSchemaTransform>[0];
@@ -53,5 +51,5 @@ function describeRoute(input: TransformInput): ReturnType<typeof jsonSchemaTrans
   const schema = input.schema as (TransformInput['schema'] & { multipart?: unknown }) | undefined;
   if (!schema?.multipart) return jsonSchemaTransform(input);
   const { multipart, ...rest } = schema;
-  return jsonSchemaTransform({ ...input, schema: { ...rest, body: multipart } as TransformInput['schema'] });
+  return jsonSchemaTransform({ ...input, schema: { ...rest, body: multipart } });
 }
