@@ -7,6 +7,12 @@ interface NodeLike {
   invoke: ReadonlyArray<{ id: string; src: unknown }>;
 }
 
+/** An eventless transition (`always`), which @xstate/graph's directed graph leaves out. */
+interface AlwaysLike {
+  target?: ReadonlyArray<Pick<NodeLike, 'id'>> | undefined;
+  guard?: unknown;
+}
+
 /** Mermaid ids allow letters, digits and underscores only. */
 function mermaidId(node: Pick<NodeLike, 'id'>, machineId: string): string {
   const path = node.id.startsWith(`${machineId}.`) ? node.id.slice(machineId.length + 1) : node.id;
@@ -22,6 +28,9 @@ function eventLabel(eventType: string, source: NodeLike): string {
     const src = invoke && typeof invoke.src === 'string' ? invoke.src : id;
     return `${kind} ${src}`;
   }
+  // A spawned child that tells its parent its every change (chat.ts).
+  const snapshot = /^xstate\.snapshot\.(.+)$/.exec(eventType);
+  if (snapshot) return `${snapshot[1]} changed`;
   // A delay in milliseconds, or a named one (job-stream's growing `backoff`).
   const after = /^xstate\.after\.([^.]+)\./.exec(eventType);
   if (after) return /^\d+$/.test(after[1]!) ? `after ${after[1]}ms` : `after ${after[1]}`;
@@ -71,6 +80,12 @@ export function toMermaid(machine: AnyStateMachine, active: readonly string[] = 
       for (const edge of child.edges) {
         const label = `${eventLabel(edge.label.text, edge.source)}${guardLabel(edge.transition.guard)}`;
         edges.push(`  ${mermaidId(edge.source, machineId)} --> ${mermaidId(edge.target, machineId)}: ${label}`);
+      }
+      const always: readonly AlwaysLike[] = child.stateNode.always ?? [];
+      for (const transition of always) {
+        for (const target of transition.target ?? [child.stateNode]) {
+          edges.push(`  ${id} --> ${mermaidId(target, machineId)}: always${guardLabel(transition.guard)}`);
+        }
       }
     }
   };
