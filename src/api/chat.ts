@@ -22,6 +22,7 @@ import {
 import { chatReplyMachine } from '../machines/chat-reply';
 import { chatSettingsMachine } from '../machines/chat-settings';
 import { conversationRoutingMachine } from '../machines/conversation-routing';
+import { chatMachine } from '../machines/chat';
 import { API_BASE, ApiError, authHeaders, call } from './client';
 import { keepDraft, sessionUserId } from './drafts';
 
@@ -258,3 +259,34 @@ export const liveChatSettingsMachine = chatSettingsMachine.provide({
     },
   },
 });
+
+/** What the screen adds to the chat page's charts: the router's navigation and the notifications. */
+export interface ChatScreenEffects {
+  /** To a conversation's page, or to /chat (null). */
+  navigate(conversationId: number | null, replace: boolean): void;
+  /** A failure said as a notification (SPEC 8). */
+  notifyError(problem: Problem): void;
+  /** The remembered model is gone: which one is used instead (issue #26). */
+  announceFallback(fallback: { gone: string; id: string; name: string }): void;
+}
+
+/** The chat page's chart, its four parts wired to the API and to the screen's effects. */
+export function liveChatMachine(effects: ChatScreenEffects) {
+  const notifyError = (_: unknown, params: { problem: Problem }) => effects.notifyError(params.problem);
+  return chatMachine.provide({
+    actors: {
+      routing: liveConversationRoutingMachine.provide({
+        actions: {
+          navigate: (_, params) => effects.navigate(params.conversationId, params.replace),
+          redirectToChat: () => effects.navigate(null, true),
+          notifyError,
+        },
+      }),
+      settings: liveChatSettingsMachine.provide({
+        actions: { announceFallback: (_, params) => effects.announceFallback(params) },
+      }),
+      reply: liveChatReplyMachine.provide({ actions: { notifyError } }),
+      send: liveChatSendMachine.provide({ actions: { notifyError } }),
+    },
+  });
+}

@@ -1,5 +1,6 @@
 import type { AnyStateMachine } from 'xstate';
 import { billingMachine } from './billing';
+import { chatMachine } from './chat';
 import { chatReplyMachine } from './chat-reply';
 import { chatSendMachine } from './chat-send';
 import { chatSettingsMachine } from './chat-settings';
@@ -20,6 +21,7 @@ import { toastsMachine } from './toasts';
  */
 export const machineCatalogue: Readonly<Record<string, AnyStateMachine>> = {
   session: sessionMachine,
+  chat: chatMachine,
   'chat-send': chatSendMachine,
   'chat-reply': chatReplyMachine,
   'chat-settings': chatSettingsMachine,

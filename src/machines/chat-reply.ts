@@ -1,7 +1,10 @@
-import { assign, enqueueActions, fromCallback, fromPromise, raise, setup, type AnyActorRef } from 'xstate';
+import { assign, enqueueActions, fromCallback, fromPromise, raise, setup, type ActorRefFrom } from 'xstate';
 import type { Conversation, PendingReply } from '../domain/conversation';
 import { genericMessages, problemOf, type Problem } from '../domain/errors';
 import type { ReplyEvent } from '../domain/jobs';
+import type { ConversationRoutingRef } from './conversation-routing';
+import type { QueueRef } from './queue';
+import type { SessionRef } from './session';
 
 /**
  * A chat reply being written elsewhere (issue #28 item 5): after a reload, in another tab,
@@ -17,8 +20,8 @@ export const FOLLOW_QUIET_MS = 10_000;
 
 export type ChatReplyEvent =
   /**
-   * The routing actor finished loading a conversation (its reply in progress, if any), or
-   * shows none any more (null).
+   * The conversation list finished loading a conversation (its reply in progress, if any), or
+   * shows none any more (null): the chat chart that holds both says so.
    */
   | { type: 'CONVERSATION.SHOWN'; conversationId: number | null; pendingReply: PendingReply | null }
   /** A reply's event from the user's event stream (passed on by the queue). */
@@ -52,10 +55,11 @@ interface OwnReply {
 }
 
 export interface ChatReplyContext {
-  session: AnyActorRef | null;
-  routing: AnyActorRef | null;
+  session: SessionRef | null;
+  /** The conversation list: given the stored reply, and the conversation as read again. */
+  routing: ConversationRoutingRef | null;
   /** The actor that passes the event stream's reply events on (the queue). */
-  replies: AnyActorRef | null;
+  replies: QueueRef | null;
   /** The conversation on screen, as loaded. */
   shownId: number | null;
   follow: FollowedReply | null;
@@ -67,43 +71,15 @@ export interface ChatReplyContext {
 }
 
 export interface ChatReplyInput {
-  session?: AnyActorRef | null;
-  routing?: AnyActorRef | null;
-  replies?: AnyActorRef | null;
+  session?: SessionRef | null;
+  routing?: ConversationRoutingRef | null;
+  replies?: QueueRef | null;
 }
-
-/** Reads just enough of the routing actor's snapshot. */
-interface RoutingView {
-  matches(state: object): boolean;
-  context: { current: Conversation | null };
-}
-
-/**
- * Tells the chart when the routing actor has loaded a conversation (with its reply in
- * progress) and when none is shown any more: pure, it only watches an actor.
- */
-const watchConversation = fromCallback<ChatReplyEvent, { routing: AnyActorRef | null }>(({ input, sendBack }) => {
-  if (!input.routing) return () => {};
-  let shown: number | null = null;
-  const check = (snapshot: RoutingView) => {
-    const loaded = snapshot.matches({ ready: { conversation: 'loaded' } }) ? snapshot.context.current : null;
-    if (loaded && loaded.id !== shown) {
-      shown = loaded.id;
-      sendBack({ type: 'CONVERSATION.SHOWN', conversationId: loaded.id, pendingReply: loaded.pendingReply ?? null });
-    } else if (!loaded && shown !== null) {
-      shown = null;
-      sendBack({ type: 'CONVERSATION.SHOWN', conversationId: null, pendingReply: null });
-    }
-  };
-  const subscription = input.routing.subscribe((snapshot) => check(snapshot as RoutingView));
-  check(input.routing.getSnapshot() as RoutingView);
-  return () => subscription.unsubscribe();
-});
 
 /** Listens to the reply events the queue passes on from the one event stream: pure, it only listens. */
-const replyEvents = fromCallback<ChatReplyEvent, { replies: AnyActorRef | null }>(({ input, sendBack }) => {
+const replyEvents = fromCallback<ChatReplyEvent, { replies: QueueRef | null }>(({ input, sendBack }) => {
   if (!input.replies) return () => {};
-  const subscription = input.replies.on('REPLY.EVENT', (emitted: { event: ReplyEvent }) =>
+  const subscription = input.replies.on('REPLY.EVENT', (emitted) =>
     sendBack({ type: 'REPLY.EVENT', event: emitted.event }),
   );
   return () => subscription.unsubscribe();
@@ -158,7 +134,6 @@ export const chatReplyMachine = setup({
     ),
     // Stryker restore all (a restore needs a node after it: as the object's last line it
     // would leave the rest of the file unmutated)
-    watchConversation,
     replyEvents,
   },
   delays: {
@@ -312,10 +287,7 @@ export const chatReplyMachine = setup({
     ended: [],
     problem: null,
   }),
-  invoke: [
-    { src: 'watchConversation', input: ({ context }) => ({ routing: context.routing }) },
-    { src: 'replyEvents', input: ({ context }) => ({ replies: context.replies }) },
-  ],
+  invoke: { src: 'replyEvents', input: ({ context }) => ({ replies: context.replies }) },
   on: {
     'OWN.STARTED': {
       actions: { type: 'ownStarted', params: ({ event }) => ({ conversationId: event.conversationId }) },
@@ -503,3 +475,5 @@ export const chatReplyMachine = setup({
     },
   },
 });
+
+export type ChatReplyRef = ActorRefFrom<typeof chatReplyMachine>;

@@ -1,10 +1,12 @@
 // Over 400 lines on purpose: one feature, one chart (the project's rule), and a message's whole
 // send (create the conversation, stream, stop, fail and retry) reads as one diagram.
-import { assign, enqueueActions, fromCallback, fromPromise, raise, setup, type AnyActorRef } from 'xstate';
+import { assign, enqueueActions, fromCallback, fromPromise, raise, setup, type ActorRefFrom } from 'xstate';
 import { CHAT_MAX_TOKENS_DEFAULT, cannotPayAnyReply, chatProblem, type ReplyEnding } from '../domain/chat';
 import { NEW_CONVERSATION_TITLE, type Conversation, type Message } from '../domain/conversation';
 import { balanceOf, problemOf, type Problem } from '../domain/errors';
-import { stopProblemOf, type ChatReplyEvent } from './chat-reply';
+import { stopProblemOf, type ChatReplyEvent, type ChatReplyRef } from './chat-reply';
+import type { ConversationRoutingRef } from './conversation-routing';
+import type { SessionRef } from './session';
 
 export interface ChatStreamInput {
   conversationId: number;
@@ -81,10 +83,11 @@ interface Exchange {
 }
 
 export interface ChatSendContext {
-  session: AnyActorRef | null;
-  routing: AnyActorRef | null;
+  session: SessionRef | null;
+  /** The conversation list: told of a conversation created and of each exchange's messages. */
+  routing: ConversationRoutingRef | null;
   /** The chat-reply actor: told of this tab's own reply, and given it when the connection breaks. */
-  replies: AnyActorRef | null;
+  replies: ChatReplyRef | null;
   draft: string;
   pending: Exchange | null;
   conversationId: number | null;
@@ -97,44 +100,14 @@ export interface ChatSendContext {
   stopProblem: Problem | null;
 }
 
-/** Reads just enough of the routing actor's snapshot to know the new conversation is open. */
-interface RoutingView {
-  matches(state: object): boolean;
-  context: { current: { id: number } | null; targetId: number | null };
-}
-
 /**
- * Waits until the routing actor shows the conversation: pure, it only watches an actor.
+ * The conversation created is opened by the conversation list, and the chat chart that holds
+ * both says when it is (CONVERSATION.READY, or .FAILED). With no list to open it in it never
+ * will be: the wait fails at once.
  */
-const conversationReady = fromCallback<ChatSendEvent, { routing: AnyActorRef | null; conversationId: number }>(
-  ({ input, sendBack }) => {
-    if (!input.routing) {
-      sendBack({ type: 'CONVERSATION.FAILED' });
-      return () => {};
-    }
-    let done = false;
-    const check = (snapshot: RoutingView) => {
-      if (done) return;
-      if (snapshot.context.targetId !== input.conversationId) return;
-      if (
-        snapshot.matches({ ready: { conversation: 'loaded' } }) &&
-        snapshot.context.current?.id === input.conversationId
-      ) {
-        done = true;
-        sendBack({ type: 'CONVERSATION.READY' });
-      } else if (
-        snapshot.matches({ ready: { conversation: 'notFound' } }) ||
-        snapshot.matches({ ready: { conversation: 'failed' } })
-      ) {
-        done = true;
-        sendBack({ type: 'CONVERSATION.FAILED' });
-      }
-    };
-    const subscription = input.routing.subscribe((snapshot) => check(snapshot as RoutingView));
-    check(input.routing.getSnapshot() as RoutingView);
-    return () => subscription.unsubscribe();
-  },
-);
+const unlisted = fromCallback<ChatSendEvent, { listed: boolean }>(({ input, sendBack }) => {
+  if (!input.listed) sendBack({ type: 'CONVERSATION.FAILED' });
+});
 
 /**
  * SPEC section 4 "Chat send": ignored while a stream runs; ensures a conversation (the
@@ -151,9 +124,9 @@ export const chatSendMachine = setup({
     events: {} as ChatSendEvent,
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- xstate takes the input type from it
     input: {} as {
-      session?: AnyActorRef | null;
-      routing?: AnyActorRef | null;
-      replies?: AnyActorRef | null;
+      session?: SessionRef | null;
+      routing?: ConversationRoutingRef | null;
+      replies?: ChatReplyRef | null;
       draft?: string;
     },
   },
@@ -168,7 +141,7 @@ export const chatSendMachine = setup({
     ),
     // Stryker restore all (a restore needs a node after it: as the object's last line it
     // would leave the rest of the file unmutated)
-    conversationReady,
+    unlisted,
     chatStream: fromCallback<ChatSendEvent, ChatStreamInput>(({ sendBack }) => {
       sendBack({ type: 'STREAM.ERROR', problem: chatProblem('sendMessage') });
     }),
@@ -421,11 +394,9 @@ export const chatSendMachine = setup({
         },
       },
     },
+    // The chat chart says when the conversation is open (SPEC 2: it waits until it has loaded).
     waitingForConversation: {
-      invoke: {
-        src: 'conversationReady',
-        input: ({ context }) => ({ routing: context.routing, conversationId: context.conversationId ?? 0 }),
-      },
+      invoke: { src: 'unlisted', input: ({ context }) => ({ listed: context.routing !== null }) },
       on: {
         'CONVERSATION.READY': 'streaming',
         'CONVERSATION.FAILED': {
@@ -556,3 +527,5 @@ export const chatSendMachine = setup({
     },
   },
 });
+
+export type ChatSendRef = ActorRefFrom<typeof chatSendMachine>;

@@ -1,4 +1,4 @@
-import { assign, setup } from 'xstate';
+import { assign, setup, type ActorRefFrom } from 'xstate';
 import { clampContextLimit, CONTEXT_TOKENS_LIMIT_DEFAULT } from '../domain/chat';
 
 export type ChatSettingsEvent =
@@ -30,8 +30,11 @@ export const chatSettingsMachine = setup({
   // Stryker restore all
   actions: {
     persistModel: (_, _params: { model: string }) => {},
-    /** Says that the remembered model is gone and which one is used instead (issue #26). */
-    announceFallback: (_, _params: { gone: string; name: string }) => {},
+    /**
+     * Says that the remembered model is gone and which one is used instead (issue #26): its id,
+     * and its name as the server gives it (or the id when it gives none).
+     */
+    announceFallback: (_, _params: { gone: string; id: string; name: string }) => {},
     setModel: assign((_, params: { model: string }) => ({ model: params.model })),
     setContextLimit: assign(({ context }, params: { value: unknown }) => ({
       contextTokensLimit: clampContextLimit(params.value, context.contextTokensLimit),
@@ -69,7 +72,11 @@ export const chatSettingsMachine = setup({
         actions: [
           {
             type: 'announceFallback',
-            params: ({ context, event }) => ({ gone: context.model!, name: event.defaultName ?? event.defaultId }),
+            params: ({ context, event }) => ({
+              gone: context.model!,
+              id: event.defaultId,
+              name: event.defaultName ?? event.defaultId,
+            }),
           },
           { type: 'setModel', params: ({ event }) => ({ model: event.defaultId }) },
           { type: 'persistModel', params: ({ event }) => ({ model: event.defaultId }) },
@@ -94,3 +101,5 @@ export const chatSettingsMachine = setup({
     },
   },
 });
+
+export type ChatSettingsRef = ActorRefFrom<typeof chatSettingsMachine>;

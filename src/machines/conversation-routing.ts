@@ -1,6 +1,6 @@
 // Just over 400 lines on purpose: one chart for the chat screen's address, lists and open
 // conversation, whose regions answer the same route events and read as one diagram.
-import { assign, enqueueActions, fromPromise, raise, setup } from 'xstate';
+import { assign, enqueueActions, fromPromise, raise, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
 import { chatProblem, parseConversationId } from '../domain/chat';
 import { problemOf, type Problem } from '../domain/errors';
 import {
@@ -120,8 +120,8 @@ export const conversationRoutingMachine = setup({
   },
   // Stryker restore all
   actions: {
-    /** Router navigation; provided by the screen. */
-    navigate: (_, _params: { to: string; replace: boolean }) => {},
+    /** Router navigation to a conversation's page, or to /chat (null); provided by the screen. */
+    navigate: (_, _params: { conversationId: number | null; replace: boolean }) => {},
     redirectToChat: () => {},
     notifyError: (_, _params: { problem: Problem }) => {},
     listFailed,
@@ -129,8 +129,6 @@ export const conversationRoutingMachine = setup({
     clearFailure: assign(({ context }, params: { list: ListName }) => ({
       failures: { ...context.failures, [params.list]: null },
     })),
-    /** Tells whoever holds the settings which models exist. */
-    announceModels: (_, _params: { models: ModelList }) => {},
     setModels: assign((_, params: { models: ModelList }) => ({ models: params.models })),
     setConversations: assign((_, params: { conversations: ConversationSummary[] }) => ({
       conversations: params.conversations,
@@ -221,10 +219,7 @@ export const conversationRoutingMachine = setup({
             src: 'loadModels',
             onDone: {
               target: 'loadingConversations',
-              actions: [
-                { type: 'setModels', params: ({ event }) => ({ models: event.output }) },
-                { type: 'announceModels', params: ({ event }) => ({ models: event.output }) },
-              ],
+              actions: { type: 'setModels', params: ({ event }) => ({ models: event.output }) },
             },
             onError: {
               target: 'loadingConversations',
@@ -299,7 +294,7 @@ export const conversationRoutingMachine = setup({
                 { type: 'selectCreated', params: ({ event }) => ({ conversation: event.conversation }) },
                 {
                   type: 'navigate',
-                  params: ({ event }) => ({ to: `/chat/${event.conversation.id}`, replace: false }),
+                  params: ({ event }) => ({ conversationId: event.conversation.id, replace: false }),
                 },
               ],
             },
@@ -356,7 +351,7 @@ export const conversationRoutingMachine = setup({
                     target: 'idle',
                     actions: [
                       'removeDeleted',
-                      { type: 'navigate', params: { to: '/chat', replace: false } },
+                      { type: 'navigate', params: { conversationId: null, replace: false } },
                       raise({ type: 'CONVERSATION.CLEARED' }),
                     ],
                   },
@@ -417,7 +412,6 @@ export const conversationRoutingMachine = setup({
                   target: 'loaded',
                   actions: [
                     { type: 'setModels', params: ({ event }) => ({ models: event.output }) },
-                    { type: 'announceModels', params: ({ event }) => ({ models: event.output }) },
                     { type: 'clearFailure', params: { list: 'models' } },
                   ],
                 },
@@ -433,3 +427,6 @@ export const conversationRoutingMachine = setup({
     },
   },
 });
+
+export type ConversationRoutingRef = ActorRefFrom<typeof conversationRoutingMachine>;
+export type ConversationRoutingSnapshot = SnapshotFrom<typeof conversationRoutingMachine>;

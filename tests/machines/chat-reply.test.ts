@@ -1,16 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { SimulatedClock, assign, createActor, createMachine, emit, fromCallback, fromPromise, setup } from 'xstate';
+import {
+  SimulatedClock,
+  assign,
+  createActor,
+  createMachine,
+  emit,
+  fromCallback,
+  fromPromise,
+  setup,
+  type ActorRefFrom,
+} from 'xstate';
 import type { Conversation, Message, PendingReply } from '../../src/domain/conversation';
 import type { ReplyEvent } from '../../src/domain/jobs';
+import { chatMachine } from '../../src/machines/chat';
 import { FOLLOW_QUIET_MS, chatReplyMachine } from '../../src/machines/chat-reply';
+import type { conversationRoutingMachine } from '../../src/machines/conversation-routing';
+import type { QueueRef } from '../../src/machines/queue';
+import type { SessionRef } from '../../src/machines/session';
 
 /**
- * The chat-reply chart through a running actor with its own watchers (issue #28 item 5: a
- * reply goes on when its page goes, and is followed from a reload or another tab). The routing
- * actor and the queue are small stand-ins with the shapes the chart reads: the routing's
- * `ready.conversation.loaded` state with `context.current`, and the queue's emitted
- * `REPLY.EVENT`. Expectations are the issue's: what is followed, what reaches the conversation
- * on screen and the header, and what Stop asks of the server.
+ * The chat-reply chart through a running actor in the chat chart, which tells it the
+ * conversation on screen (issue #28 item 5: a reply goes on when its page goes, and is
+ * followed from a reload or another tab). The routing actor and the queue are small stand-ins
+ * with the shapes read: the routing's `ready.conversation.loaded` state with
+ * `context.current`, and the queue's emitted `REPLY.EVENT`. Expectations are the issue's: what
+ * is followed, what reaches the conversation on screen and the header, and what Stop asks of
+ * the server.
  */
 const MESSAGE: Message = {
   id: 90,
@@ -54,41 +69,39 @@ function reply(conversationId: number, requestId: number, content: string, done 
 function chat() {
   /** What the chart told the conversation on screen, and the header. */
   const told: string[] = [];
-  const routing = createActor(
-    createMachine({
-      types: {} as {
-        context: { current: Conversation | null };
-        events:
-          | { type: 'OPEN'; conversation: Conversation }
-          | { type: 'CLOSE' }
-          | { type: 'MESSAGES.APPENDED'; conversationId: number; messages: Message[] }
-          | { type: 'CONVERSATION.UPDATED'; conversation: Conversation };
+  const routingStandIn = createMachine({
+    types: {} as {
+      context: { current: Conversation | null };
+      events:
+        | { type: 'OPEN'; conversation: Conversation }
+        | { type: 'CLOSE' }
+        | { type: 'MESSAGES.APPENDED'; conversationId: number; messages: Message[] }
+        | { type: 'CONVERSATION.UPDATED'; conversation: Conversation };
+    },
+    context: { current: null },
+    initial: 'ready',
+    on: {
+      'MESSAGES.APPENDED': {
+        actions: ({ event }) => told.push(`appended ${event.conversationId}: ${event.messages[0]!.content}`),
       },
-      context: { current: null },
-      initial: 'ready',
-      on: {
-        'MESSAGES.APPENDED': {
-          actions: ({ event }) => told.push(`appended ${event.conversationId}: ${event.messages[0]!.content}`),
-        },
-        'CONVERSATION.UPDATED': { actions: ({ event }) => told.push(`updated ${event.conversation.id}`) },
-      },
-      states: {
-        ready: {
-          initial: 'conversation',
-          states: {
-            conversation: {
-              initial: 'none',
-              on: {
-                OPEN: { target: '.loaded', actions: assign({ current: ({ event }) => event.conversation }) },
-                CLOSE: { target: '.none', actions: assign({ current: null }) },
-              },
-              states: { none: {}, loaded: {} },
+      'CONVERSATION.UPDATED': { actions: ({ event }) => told.push(`updated ${event.conversation.id}`) },
+    },
+    states: {
+      ready: {
+        initial: 'conversation',
+        states: {
+          conversation: {
+            initial: 'none',
+            on: {
+              OPEN: { target: '.loaded', actions: assign({ current: ({ event }) => event.conversation }) },
+              CLOSE: { target: '.none', actions: assign({ current: null }) },
             },
+            states: { none: {}, loaded: {} },
           },
         },
       },
-    }),
-  ).start();
+    },
+  });
   const queue = createActor(
     setup({
       types: {
@@ -108,23 +121,31 @@ function chat() {
   const loads: Array<{ id: number; resolve: (c: Conversation) => void; reject: (e: unknown) => void }> = [];
   const stops: Array<{ id: number; resolve: (r: { stopped: boolean }) => void; reject: (e: unknown) => void }> = [];
   const clock = new SimulatedClock();
-  const actor = createActor(
-    chatReplyMachine.provide({
+  const page = createActor(
+    chatMachine.provide({
       actors: {
-        loadConversation: fromPromise<Conversation, { id: number }>(
-          ({ input }) => new Promise((resolve, reject) => loads.push({ id: input.id, resolve, reject })),
-        ),
-        stopReply: fromPromise<{ stopped: boolean }, { conversationId: number }>(
-          ({ input }) => new Promise((resolve, reject) => stops.push({ id: input.conversationId, resolve, reject })),
-        ),
-      },
-      actions: {
-        notifyError: (_, params) => told.push(`toast ${params.problem.code}`),
-        logFailure: (_, params) => told.push(`logged ${params.what}`),
+        routing: routingStandIn as unknown as typeof conversationRoutingMachine,
+        reply: chatReplyMachine.provide({
+          actors: {
+            loadConversation: fromPromise<Conversation, { id: number }>(
+              ({ input }) => new Promise((resolve, reject) => loads.push({ id: input.id, resolve, reject })),
+            ),
+            stopReply: fromPromise<{ stopped: boolean }, { conversationId: number }>(
+              ({ input }) =>
+                new Promise((resolve, reject) => stops.push({ id: input.conversationId, resolve, reject })),
+            ),
+          },
+          actions: {
+            notifyError: (_, params) => told.push(`toast ${params.problem.code}`),
+            logFailure: (_, params) => told.push(`logged ${params.what}`),
+          },
+        }),
       },
     }),
-    { input: { session, routing, replies: queue }, clock },
+    { input: { session: session as unknown as SessionRef, queue: queue as unknown as QueueRef }, clock },
   ).start();
+  const actor = page.getSnapshot().context.reply;
+  const routing = page.getSnapshot().context.routing as unknown as ActorRefFrom<typeof routingStandIn>;
   const event = (e: ReplyEvent) => queue.send({ type: 'PUSH', event: e });
   const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
   const shown = () => {

@@ -1,13 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { assign, createActor, createMachine, fromCallback, fromPromise, type AnyActorRef } from 'xstate';
+import {
+  assign,
+  createActor,
+  createMachine,
+  fromCallback,
+  fromPromise,
+  type ActorRefFrom,
+  type AnyActorRef,
+} from 'xstate';
 import type { Conversation } from '../../src/domain/conversation';
 import type { Problem } from '../../src/domain/errors';
+import { chatMachine } from '../../src/machines/chat';
+import type { chatReplyMachine } from '../../src/machines/chat-reply';
 import {
   chatSendMachine,
   type ChatSendEvent,
+  type ChatSendRef,
   type ChatStreamInput,
   type CreateConversationInput,
 } from '../../src/machines/chat-send';
+import type { conversationRoutingMachine } from '../../src/machines/conversation-routing';
+import type { SessionRef } from '../../src/machines/session';
 
 /**
  * The chat send chart through a running actor (SPEC section 4 "Chat send", section 5
@@ -29,9 +42,18 @@ function recorder() {
   return { ref, got };
 }
 
+/** The reply follower as a chart that records every event it is sent (the chat chart reads its state). */
+function replyRecorder() {
+  const got: Array<Record<string, unknown> & { type: string }> = [];
+  const machine = createMachine({
+    on: { '*': { actions: ({ event }) => got.push(event as (typeof got)[number]) } },
+  });
+  return { machine, got };
+}
+
 /**
- * The conversation routing chart as chat-send sees it: the conversation it is opening
- * (`targetId`), the one open (`current`) and how its load went, in the states of
+ * The conversation routing chart as the chat chart sees it for chat-send: the conversation it
+ * is opening (`targetId`), the one open (`current`) and how its load went, in the states of
  * src/machines/conversation-routing.ts. It records what it is told.
  */
 function routingStandIn() {
@@ -67,8 +89,7 @@ function routingStandIn() {
       },
     },
   });
-  const ref = createActor(machine).start();
-  return { ref, got: () => got.filter((event) => !event.type.startsWith('TEST.')) };
+  return { machine, got: () => got.filter((event) => !event.type.startsWith('TEST.')) };
 }
 
 interface Held<I, O> {
@@ -79,8 +100,8 @@ interface Held<I, O> {
 
 function chat(options: { routing?: boolean; draft?: string } = {}) {
   const session = recorder();
-  const replies = recorder();
-  const routing = options.routing === false ? null : routingStandIn();
+  const replies = replyRecorder();
+  const standIn = options.routing === false ? null : routingStandIn();
   const streams: Array<{ input: ChatStreamInput; send: (event: ChatSendEvent) => void; stopped: boolean }> = [];
   const creates: Array<Held<CreateConversationInput, Conversation>> = [];
   const stops: Array<Held<{ conversationId: number }, { stopped: boolean }>> = [];
@@ -111,9 +132,39 @@ function chat(options: { routing?: boolean; draft?: string } = {}) {
       },
     },
   });
-  const actor = createActor(machine, {
-    input: { session: session.ref, routing: routing?.ref ?? null, replies: replies.ref, draft: options.draft },
-  }).start();
+  // With a conversation list, chat-send runs in the chat chart, which tells it when the
+  // conversation it waits for opens; without one it runs alone.
+  let actor: ChatSendRef;
+  let routing: {
+    ref: ActorRefFrom<NonNullable<typeof standIn>['machine']>;
+    got: NonNullable<typeof standIn>['got'];
+  } | null = null;
+  if (standIn) {
+    const page = createActor(
+      chatMachine.provide({
+        actors: {
+          routing: standIn.machine as unknown as typeof conversationRoutingMachine,
+          reply: replies.machine as unknown as typeof chatReplyMachine,
+          send: machine,
+        },
+      }),
+      { input: { session: session.ref as SessionRef, draft: options.draft } },
+    ).start();
+    actor = page.getSnapshot().context.send;
+    routing = {
+      ref: page.getSnapshot().context.routing as unknown as ActorRefFrom<typeof standIn.machine>,
+      got: standIn.got,
+    };
+  } else {
+    actor = createActor(machine, {
+      input: {
+        session: session.ref,
+        routing: null,
+        replies: createActor(replies.machine).start() as AnyActorRef,
+        draft: options.draft,
+      },
+    }).start();
+  }
   const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
   const type = (text: string) => actor.send({ type: 'DRAFT.CHANGE', text });
   const send = (fields: Partial<Extract<ChatSendEvent, { type: 'SEND' }>> = {}) =>

@@ -3,47 +3,29 @@ import { AlertCircle, RotateCw, Send, Settings, Square } from 'lucide-react';
 import { useLayoutEffect, useRef } from 'react';
 import { errorText } from '../../api/error-text';
 import { CHAT_INPUT_MAX_HEIGHT_PX } from '../../domain/chat';
-import type { Problem } from '../../domain/errors';
 import { i18next } from '../../i18n';
+import type { ChatInputState } from '../../machines/chat-page';
 
 const t = i18next.t;
 
 export function ChatInput({
-  draft,
-  disabled,
-  streaming,
-  stopping = false,
-  stopFailure = null,
+  state,
   modelName,
-  modelsFailure = null,
-  lowBalance = false,
-  contextTokensLimit,
   onDraft,
   onSend,
   onStop,
   onSettings,
   onRetryModels,
 }: {
-  draft: string;
-  disabled: boolean;
-  /** A reply is being written (here or elsewhere): Stop takes Send's place. */
-  streaming: boolean;
-  /** Stop was asked for: the reply's end is on its way. */
-  stopping?: boolean;
-  /** Stop failed: said above the input, with Retry (Stop again). */
-  stopFailure?: Problem | null;
+  state: ChatInputState;
   modelName: string | undefined;
-  /** The model list failed to load: said in the config bar, with Retry. */
-  modelsFailure?: Problem | null;
-  /** The balance cannot pay for any reply: Send is disabled and says why. */
-  lowBalance?: boolean;
-  contextTokensLimit: number;
-  onRetryModels?: () => void;
+  onRetryModels: () => void;
   onDraft: (text: string) => void;
   onSend: () => void;
   onStop: () => void;
   onSettings: () => void;
 }) {
+  const { draft, disabled, canSend, lowBalance, streaming, stopping, stopFailure, modelsFailure } = state;
   const ref = useRef<HTMLTextAreaElement>(null);
   // Grows with the text up to 120 px; an empty box (at first, and after sending) keeps its
   // one-line height from CSS. Measuring forces the page's layout at once, so it is done
@@ -60,7 +42,6 @@ export function ChatInput({
     const borders = el.offsetHeight - el.clientHeight;
     el.style.height = `${Math.min(el.scrollHeight + borders, CHAT_INPUT_MAX_HEIGHT_PX)}px`;
   }, [draft]);
-  const canSend = !disabled && !lowBalance && draft.trim() !== '';
   return (
     <div className="border-t border-slate-200 bg-white p-3">
       {stopFailure && (
@@ -105,7 +86,7 @@ export function ChatInput({
             <span className="font-medium text-slate-800">{modelName ?? t('chat:input.noModel')}</span>
           </span>
         )}
-        <span>{t('chat:input.contextLimit', { count: contextTokensLimit })}</span>
+        <span>{t('chat:input.contextLimit', { count: state.contextTokensLimit })}</span>
         <button
           type="button"
           onClick={onSettings}

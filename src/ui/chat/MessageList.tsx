@@ -4,7 +4,7 @@ import { useEffect, useRef } from 'react';
 import { errorText } from '../../api/error-text';
 import type { Message } from '../../domain/conversation';
 import { i18next } from '../../i18n';
-import type { FailedSend } from '../../machines/chat-send';
+import type { ShownFailure, ShownMessage } from '../../machines/chat-page';
 import { Markdown } from './Markdown';
 
 const t = i18next.t;
@@ -17,14 +17,16 @@ function timeOf(iso: string): string {
 export function MessageBubble({
   message,
   streaming,
+  meta = false,
   modelName,
 }: {
   message: Message;
   streaming: boolean;
+  /** The model's name and the time under it (the chart says when: chat-page.ts). */
+  meta?: boolean;
   modelName?: string;
 }) {
   const isUser = message.role === 'user';
-  const showMeta = !streaming && (message.tokensUsed !== null || message.model !== null);
   const ending = isUser || streaming ? undefined : message.ending;
   return (
     <div className={`flex ${isUser ? 'justify-end' : 'justify-start'}`} data-testid={`message-${message.role}`}>
@@ -58,7 +60,7 @@ export function MessageBubble({
             {t(`chat:ending.${ending}`)}
           </p>
         )}
-        {showMeta && (
+        {meta && (
           <p className={`mt-1 text-xs ${isUser ? 'text-indigo-100' : 'text-slate-600'}`} data-testid="message-meta">
             {message.model ? `${modelName ?? message.model} · ` : ''}
             {timeOf(message.createdAt)}
@@ -90,7 +92,7 @@ export function SendingDots() {
  * A message that could not be sent: marked, with why (in the user's language), Retry, and
  * the way to add tokens when the balance was the reason. Its text is back in the input too.
  */
-export function FailedMessage({ failed, onRetry }: { failed: FailedSend; onRetry: () => void }) {
+export function FailedMessage({ failed, onRetry }: { failed: ShownFailure; onRetry: () => void }) {
   return (
     <div className="flex flex-col items-end gap-1" data-testid="failed-message">
       {!failed.kept && (
@@ -108,7 +110,7 @@ export function FailedMessage({ failed, onRetry }: { failed: FailedSend; onRetry
           <span data-testid="failed-reason">{errorText(failed.problem, 'chat')}</span>
         </p>
         <div className="flex items-center gap-2">
-          {failed.problem.code === 'INSUFFICIENT_TOKENS' && (
+          {failed.addTokens && (
             <Link to="/billing" className="font-semibold text-indigo-700 underline" data-testid="failed-billing">
               {t('lowBalance.addTokens')}
             </Link>
@@ -135,28 +137,29 @@ export function FailedMessage({ failed, onRetry }: { failed: FailedSend; onRetry
  */
 export function MessageList({
   messages,
-  streamingId,
   sending,
+  empty,
   modelName,
-  failed = null,
-  onRetry = () => {},
+  failed,
+  onRetry,
 }: {
-  messages: Message[];
-  streamingId: number | null;
+  messages: ShownMessage[];
   sending: boolean;
+  /** Nothing to list: the empty state. */
+  empty: boolean;
   modelName: (id: string | null) => string | undefined;
-  failed?: FailedSend | null;
-  onRetry?: () => void;
+  failed: ShownFailure | null;
+  onRetry: () => void;
 }) {
   const endRef = useRef<HTMLDivElement>(null);
   const firstRef = useRef(true);
-  const lastLength = messages.at(-1)?.content.length ?? 0;
+  const lastLength = messages.at(-1)?.message.content.length ?? 0;
   useEffect(() => {
     endRef.current?.scrollIntoView({ behavior: firstRef.current ? 'auto' : 'smooth', block: 'end' });
     if (messages.length > 0) firstRef.current = false;
   }, [messages.length, lastLength, failed]);
 
-  if (messages.length === 0 && !sending && !failed) {
+  if (empty) {
     return (
       <div
         className="flex flex-1 flex-col items-center justify-center gap-2 p-6 text-center text-slate-500"
@@ -176,8 +179,14 @@ export function MessageList({
       className="flex-1 space-y-3 overflow-y-auto p-4 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400 focus-visible:ring-inset"
       data-testid="message-list"
     >
-      {messages.map((m) => (
-        <MessageBubble key={m.id} message={m} streaming={m.id === streamingId} modelName={modelName(m.model)} />
+      {messages.map(({ message, streaming, meta }) => (
+        <MessageBubble
+          key={message.id}
+          message={message}
+          streaming={streaming}
+          meta={meta}
+          modelName={modelName(message.model)}
+        />
       ))}
       {sending && <SendingDots />}
       {failed && <FailedMessage failed={failed} onRetry={onRetry} />}

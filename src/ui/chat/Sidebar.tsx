@@ -5,7 +5,7 @@ import { AlertCircle, Plus, RotateCw, Trash2 } from 'lucide-react';
 import { errorText } from '../../api/error-text';
 import { relativeDateLabel } from '../../domain/chat';
 import type { ConversationSummary } from '../../domain/conversation';
-import type { Problem } from '../../domain/errors';
+import type { ListState } from '../../machines/chat-page';
 import { i18next } from '../../i18n';
 import { formatDateAs } from '../../i18n/format';
 import { Spinner } from '../common/Spinner';
@@ -61,9 +61,6 @@ function DeleteButton({ title, onConfirm }: { title: string; onConfirm: () => vo
     </AlertDialog.Root>
   );
 }
-
-/** The list as the routing machine has it: loaded, reloading after a failure, or failed. */
-export type ListState = { kind: 'loaded' } | { kind: 'loading' } | { kind: 'failed'; problem: Problem };
 
 export function Sidebar({
   conversations,

@@ -1,5 +1,5 @@
 import type { ChatModel } from '../../domain/chat';
-import { isPlaceholderTitle } from '../../domain/conversation';
+import { isPlaceholderTitle, type ModelList } from '../../domain/conversation';
 import { i18next } from '../../i18n';
 import type { chatRu } from '../../i18n/locales/chat.ru';
 
@@ -20,10 +20,11 @@ export function chatModelDescription(model: Pick<ChatModel, 'id' | 'description'
   return known(model.id) ? t(`chat:models.${model.id}.description`) : model.description;
 }
 
-/** The server's default model by its name, for saying which model took a gone one's place. */
-export function defaultModelName(list: { models: Record<string, ChatModel>; default: string }): string {
-  const model = list.models[list.default];
-  return model ? chatModelName(model) : list.default;
+/** A model by its name in the list (in the user's language when we know it); one not listed by its id. */
+export function modelNameIn(models: ModelList | null, id: string | null): string | undefined {
+  if (!id) return undefined;
+  const model = models?.models[id];
+  return model ? chatModelName(model) : id;
 }
 
 /** A conversation's title; the provisional "New Chat" in the user's language. */
