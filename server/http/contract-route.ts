@@ -42,7 +42,7 @@ function responseSchemas(replies: Readonly<Record<number, Reply>>): Record<numbe
     Object.entries(replies).map(([status, reply]) => [
       status,
       'raw' in reply
-        ? { description: reply.description, content: { [reply.contentType]: { schema: z.any() } } }
+        ? { description: reply.description, content: { [reply.contentType]: { schema: reply.schema ?? z.any() } } }
         : reply,
     ]),
   );

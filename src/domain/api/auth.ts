@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { userRecordSchema } from '../user';
-import { doneMessage, endpoint, ok, redirectReply, refusals, SIGNED_IN_REFUSALS } from './contract';
+import { CROSS_SITE, doneMessage, endpoint, ok, redirectReply, refusals, SIGNED_IN_REFUSALS } from './contract';
 import { SIGN_IN_PATH } from './sign-in';
 
 /** Sign-in with Google (or the local identity provider) and the session (SPEC section 7). */
@@ -50,5 +50,5 @@ export const logoutEndpoint = endpoint({
   tags,
   summary: 'Sign out',
   description: 'Answers 200 with or without a session; a request from another site answers 403.',
-  replies: { 200: doneMessage, ...refusals(403, 429, 500) },
+  replies: { 200: doneMessage, ...refusals(CROSS_SITE, 429, 500) },
 });

@@ -9,7 +9,16 @@ import {
 } from '../conversation';
 import { plainDecimalInteger } from '../numbers';
 import { chatStreamEventSchema } from '../sse';
-import { doneMessage, endpoint, ok, rawReply, refusals, SIGNED_IN_REFUSALS } from './contract';
+import {
+  CROSS_SITE,
+  doneMessage,
+  endpoint,
+  JSON_BODY_REFUSALS,
+  ok,
+  rawReply,
+  refusals,
+  SIGNED_IN_REFUSALS,
+} from './contract';
 
 /**
  * The chat (SPEC section 7): models, conversations, one reply whole or as server-sent events,
@@ -58,7 +67,10 @@ export const createConversationEndpoint = endpoint({
     'Made for a first message (with its model and limits), it is refused with 402 when the balance cannot pay ' +
     'for even the smallest reply to it, and nothing is created.',
   body: createConversationSchema,
-  replies: { 201: ok(conversationSchema), ...refusals(400, 402, 413, ...SIGNED_IN_REFUSALS) },
+  replies: {
+    201: ok(conversationSchema),
+    ...refusals(...JSON_BODY_REFUSALS, 402, CROSS_SITE, ...SIGNED_IN_REFUSALS),
+  },
 });
 
 export const conversationEndpoint = endpoint({
@@ -77,11 +89,14 @@ export const deleteConversationEndpoint = endpoint({
   tags,
   summary: 'Delete a conversation',
   params: conversationIdParamsSchema,
-  replies: { 200: doneMessage, ...refusals(400, 404, ...SIGNED_IN_REFUSALS) },
+  replies: { 200: doneMessage, ...refusals(400, CROSS_SITE, 404, ...SIGNED_IN_REFUSALS) },
 });
 
 /** The whole reply's refusals: those of the stream, and the provider's failure (502), billed for what it did. */
-const wholeReplies = { 200: ok(chatReplySchema), ...refusals(400, 402, 404, 413, ...SIGNED_IN_REFUSALS, 502) };
+const wholeReplies = {
+  200: ok(chatReplySchema),
+  ...refusals(...JSON_BODY_REFUSALS, 402, CROSS_SITE, 404, ...SIGNED_IN_REFUSALS, 502),
+};
 
 export const chatEndpoint = endpoint({
   method: 'POST',
@@ -109,7 +124,10 @@ export const stopReplyEndpoint = endpoint({
   summary: 'Stop the reply in progress in this conversation, from any tab: stored and billed for what was produced',
   description: '`stopped` is false when no reply was in progress.',
   params: conversationIdParamsSchema,
-  replies: { 200: ok(z.object({ stopped: z.boolean() })), ...refusals(400, 404, ...SIGNED_IN_REFUSALS) },
+  replies: {
+    200: ok(z.object({ stopped: z.boolean() })),
+    ...refusals(400, CROSS_SITE, 404, ...SIGNED_IN_REFUSALS),
+  },
 });
 
 export const chatStreamEndpoint = endpoint({
@@ -122,8 +140,9 @@ export const chatStreamEndpoint = endpoint({
   replies: {
     200: rawReply(
       'text/event-stream',
-      `Each event is \`data: <json>\` (${JSON.stringify(z.toJSONSchema(chatStreamEventSchema))}), the last \`data: [DONE]\``,
+      'Each event is `data: <json>` with the schema given here, the last `data: [DONE]`',
+      chatStreamEventSchema,
     ),
-    ...refusals(400, 402, 404, 413, ...SIGNED_IN_REFUSALS),
+    ...refusals(...JSON_BODY_REFUSALS, 402, CROSS_SITE, 404, ...SIGNED_IN_REFUSALS),
   },
 });

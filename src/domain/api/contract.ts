@@ -16,10 +16,12 @@ export interface RawReply {
   readonly raw: true;
   readonly contentType: string;
   readonly description: string;
+  /** What it carries, where it has a shape (an event stream's frame data), for the description. */
+  readonly schema?: z.ZodType;
 }
 
-export function rawReply(contentType: string, description: string): RawReply {
-  return { raw: true, contentType, description };
+export function rawReply(contentType: string, description: string, schema?: z.ZodType): RawReply {
+  return { raw: true, contentType, description, ...(schema ? { schema } : {}) };
 }
 
 export type Reply = z.ZodType | RawReply;
@@ -87,6 +89,12 @@ export function refusals<const S extends number>(...statuses: S[]): Record<S, ty
 
 /** What every signed-in endpoint can answer besides its own: not signed in, too many, our failure. */
 export const SIGNED_IN_REFUSALS = [401, 429, 500] as const;
+
+/** A state-changing request from another site (CROSS_SITE_REQUEST, server/http/plugins.ts). */
+export const CROSS_SITE = 403;
+
+/** A JSON body refused by its schema or malformed (400), too large (413), or not JSON (415). */
+export const JSON_BODY_REFUSALS = [400, 413, 415] as const;
 
 type SuccessStatus = 200 | 201 | 202 | 204 | 302 | 303;
 

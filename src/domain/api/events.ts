@@ -14,8 +14,9 @@ export const eventStreamEndpoint = endpoint({
   replies: {
     200: rawReply(
       'text/event-stream',
-      `\`id: <n>\`, \`event: job\`, \`data: <json>\` (${JSON.stringify(z.toJSONSchema(jobEventSchema))}); ` +
-        'a stream opened without Last-Event-ID starts with `event: ready` whose id is the newest so far',
+      '`id: <n>`, `event: job`, `data: <json>` with the schema given here; a stream opened without ' +
+        'Last-Event-ID starts with `event: ready` whose id is the newest so far',
+      jobEventSchema,
     ),
     ...refusals(400, ...SIGNED_IN_REFUSALS),
   },

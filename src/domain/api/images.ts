@@ -2,7 +2,16 @@ import { z } from 'zod';
 import { imageIdParamsSchema, imageListQuerySchema } from '../gallery';
 import { generationReplySchema, imagePageSchema } from '../image-record';
 import { generationBodySchemas, IMAGE_MODELS, type ImageModelId } from '../images';
-import { doneMessage, endpoint, ok, rawReply, refusals, SIGNED_IN_REFUSALS } from './contract';
+import {
+  CROSS_SITE,
+  doneMessage,
+  endpoint,
+  JSON_BODY_REFUSALS,
+  ok,
+  rawReply,
+  refusals,
+  SIGNED_IN_REFUSALS,
+} from './contract';
 
 /** Image generation (SPEC section 7: one endpoint per model, its path in the catalogue), the gallery and the files. */
 
@@ -20,7 +29,7 @@ function generationEndpoint<M extends ImageModelId>(id: M) {
     replies: {
       200: generationReplySchema.loose(),
       // 402: the balance is short; 409: the job was cancelled meanwhile; 422: the content filter.
-      ...refusals(400, 402, 409, 413, 422, ...SIGNED_IN_REFUSALS, 502, 503, 504),
+      ...refusals(...JSON_BODY_REFUSALS, 402, CROSS_SITE, 409, 422, ...SIGNED_IN_REFUSALS, 502, 503, 504),
     },
   });
 }
@@ -48,7 +57,7 @@ export const deleteImageEndpoint = endpoint({
   tags,
   summary: 'Delete one of the user’s images (404 for anyone else’s)',
   params: imageIdParamsSchema,
-  replies: { 200: doneMessage, ...refusals(400, 404, ...SIGNED_IN_REFUSALS) },
+  replies: { 200: doneMessage, ...refusals(400, CROSS_SITE, 404, ...SIGNED_IN_REFUSALS) },
 });
 
 export const imageFileEndpoint = endpoint({

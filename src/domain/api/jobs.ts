@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { jobIdParamsSchema, jobListSchema, jobSchema } from '../jobs';
-import { endpoint, ok, refusals, SIGNED_IN_REFUSALS } from './contract';
+import { CROSS_SITE, endpoint, ok, refusals, SIGNED_IN_REFUSALS } from './contract';
 
 /** The user's queue (issue #28): the list and Cancel. The events come from GET /api/events. */
 
@@ -23,6 +23,6 @@ export const cancelJobEndpoint = endpoint({
   params: jobIdParamsSchema,
   replies: {
     200: ok(z.object({ job: jobSchema, balance: z.number().int().nonnegative() })),
-    ...refusals(400, 404, 409, ...SIGNED_IN_REFUSALS),
+    ...refusals(400, CROSS_SITE, 404, 409, ...SIGNED_IN_REFUSALS),
   },
 });

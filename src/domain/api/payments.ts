@@ -13,7 +13,16 @@ import {
   subscriptionResponseSchema,
   subscriptionSchema,
 } from '../billing';
-import { endpoint, ok, rawReply, redirectReply, refusals, SIGNED_IN_REFUSALS } from './contract';
+import {
+  CROSS_SITE,
+  endpoint,
+  JSON_BODY_REFUSALS,
+  ok,
+  rawReply,
+  redirectReply,
+  refusals,
+  SIGNED_IN_REFUSALS,
+} from './contract';
 
 /**
  * Token purchases, subscriptions and the ledger (SPEC section 7's /api/payments calls), the
@@ -22,12 +31,6 @@ import { endpoint, ok, rawReply, redirectReply, refusals, SIGNED_IN_REFUSALS } f
  */
 
 const tags = ['Payments'];
-
-/** Every state-changing request can be refused as cross-site (server/http/plugins.ts, CROSS_SITE_REQUEST). */
-const CROSS_SITE = 403;
-
-/** A JSON body: malformed or refused by its schema (400), too large (413), not JSON (415). */
-const JSON_BODY_REFUSALS = [400, 413, 415] as const;
 
 /** No body reads as an empty one: its missing fields are refused with their own messages. */
 function orEmpty<T extends z.ZodType>(schema: T) {
