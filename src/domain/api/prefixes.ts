@@ -1,3 +1,5 @@
+import { healthEndpoint, metricsEndpoint, readinessEndpoint } from './probes';
+
 /**
  * Where the server answers other than with a page: the first path segment of every endpoint
  * in src/domain/api, the development identity provider's mount and the probes. The dev
@@ -15,9 +17,9 @@ export const API_PREFIXES = [
   '/images',
   '/sandbox',
   DEV_IDP_PREFIX,
-  '/healthz',
-  '/readyz',
-  '/metrics',
+  healthEndpoint.path,
+  readinessEndpoint.path,
+  metricsEndpoint.path,
 ] as const;
 
 /** Whether a path (without its query) is under one of the API's prefixes. */
