@@ -1,3 +1,4 @@
+// One file: its runs share the instances, the users and the event streams they open.
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';

@@ -1,3 +1,5 @@
+// One file: drizzle-kit reads the schema from one file to generate the migrations, and the tables
+// refer to one another.
 import { sql } from 'drizzle-orm';
 import {
   bigint,

@@ -1,3 +1,5 @@
+// One file: submit, claim, run, settle, cancel and stop share the runner's slots and timers; split,
+// the rule that each job is settled once would span files.
 import { randomUUID } from 'node:crypto';
 import {
   FINISHED_JOBS_SHOWN,

@@ -1,3 +1,4 @@
+// One file: SPEC section 5's generation rules in SPEC's order, in one place to hold against it.
 import { describe, expect, it } from 'vitest';
 import {
   ASPECT_RATIOS,

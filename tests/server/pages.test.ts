@@ -1,3 +1,4 @@
+// One file: every page answer of the server (SPEC section 2's routes) from one built app.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,3 +1,5 @@
+// One file: one chart's walk: its table of what each state shows (SPEC) and the steps that drive it
+// read side by side.
 import { screen, waitFor, within } from '@testing-library/react';
 import { expect } from 'vitest';
 import { createActor, createMachine, type AnyEventObject, type AnyMachineSnapshot } from 'xstate';

@@ -1,3 +1,5 @@
+// One file: the chat stream's whole life (reserve, stream, settle, stop, disconnect) against one
+// fake.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FastifyBaseLogger } from 'fastify';
 import { eq } from 'drizzle-orm';

@@ -1,3 +1,5 @@
+// One file: the queue through HTTP on both databases: its cases share the gated provider and the
+// users.
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generationRequests, users } from '../../../server/db/schema';

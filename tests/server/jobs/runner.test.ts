@@ -1,3 +1,5 @@
+// One file: the runner on its own: its cases share one harness of real database, ledger, event log
+// and store.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,3 +1,5 @@
+// One file: every refund and retry path of a payment against one fake YooKassa and one ledger
+// check.
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { paymentSchema } from '../../../src/domain/billing';

@@ -1,3 +1,5 @@
+// One file: the portrait endpoint on one app: SPEC section 5's refusals and the paid path share its
+// fixtures.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import zlib from 'node:zlib';

@@ -1,3 +1,5 @@
+// One file: one fake service: each reply shape of the OpenAI API it replays, with its source beside
+// it.
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

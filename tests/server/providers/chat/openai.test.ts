@@ -1,3 +1,4 @@
+// One file: one adapter's tests against one fake replaying the OpenAI API's published shapes.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { registry } from '../../../../server/metrics';
 import { createOpenAiChatEngine } from '../../../../server/providers/chat/openai';

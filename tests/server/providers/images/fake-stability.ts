@@ -1,3 +1,5 @@
+// One file: one fake service: each reply shape of Stability's API it replays, with its source
+// beside it.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,3 +1,4 @@
+// One file: one adapter's tests against one fake replaying Stability's published shapes.
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../../server/errors';
