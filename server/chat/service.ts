@@ -1,5 +1,3 @@
-// One file: the reservation, the stream, the settlement and the refunds share one ChatTurn, and
-// only read together do they show that every reserved token is settled once.
 // Just over 400 lines on purpose: one reply's whole paid life (reserve, stream, settle,
 // release) in one place, so the ledger's invariants can be read in one file.
 import {

@@ -1,5 +1,3 @@
-// One file: the payments feature's only SQL; payments, subscriptions and their leases share rows
-// and transactions.
 // Longer than 400 lines on purpose: every query on the payments, refunds and subscriptions
 // tables, with the row claims and leases the reconciler and renewals share, sits in one place
 // (the only file of the feature that speaks SQL, eslint.config.js).

@@ -1,5 +1,3 @@
-// One file: every part of the picture draws from one seeded generator in a fixed order, which is
-// what gives a job the same bytes on every run.
 // Longer than 400 lines on purpose: one self-contained drawing engine (scene, palette, marks,
 // metadata) whose parts only make sense together; split, each part would be read with all the
 // others open.

@@ -1,5 +1,3 @@
-// One file: one adapter per outside service; the create, poll, download and cancel are one protocol
-// under one deadline.
 // Longer than 400 lines on purpose: Replicate's whole prediction protocol (create, poll,
 // download, cancel) and its failure mapping, steps that share one deadline and one cancel path.
 import sharp, { type Metadata } from 'sharp';
