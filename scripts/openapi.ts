@@ -20,7 +20,11 @@ try {
   const app = await buildApp({ config, database, cookieSecret: randomBytes(32).toString('hex') });
   await app.server.ready();
   // Laid out as the project's formatter would, so `prettier --check` passes on it.
-  await fs.writeFile(OPENAPI_FILE, await prettier.format(JSON.stringify(app.server.swagger()), { parser: 'json' }));
+  const options = await prettier.resolveConfig(OPENAPI_FILE);
+  await fs.writeFile(
+    OPENAPI_FILE,
+    await prettier.format(JSON.stringify(app.server.swagger()), { ...options, parser: 'json' }),
+  );
   console.log(`wrote ${OPENAPI_FILE}`);
   await app.server.close();
 } finally {
