@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromCallback, fromPromise, type AnyActorRef } from 'xstate';
+import { createActor, fromCallback, fromPromise } from 'xstate';
 import type { Job, JobList, ReplyEvent } from '../../src/domain/jobs';
 import { queueMachine, type QueueEvent } from '../../src/machines/queue';
+import type { SessionRef } from '../../src/machines/session';
 
 /**
  * The queue chart through a running actor, for the rules the dashboard's paths cannot show
@@ -33,13 +34,14 @@ function reply(done: boolean, balance?: number): ReplyEvent {
 
 function queue() {
   const balances: number[] = [];
+  // A stand-in for the session that records the balances it is told: the queue only sends to it.
   const session = createActor(
     fromCallback(({ receive }) => {
       receive((event: { type: string; balance?: number }) => {
         if (event.type === 'BALANCE.CHANGED') balances.push(event.balance!);
       });
     }),
-  ).start() as AnyActorRef;
+  ).start() as unknown as SessionRef;
   /** Each read of GET /api/jobs, answered by the test. */
   const reads: Array<{ resolve: (list: JobList) => void; reject: (error: unknown) => void }> = [];
   const logged: string[] = [];
