@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { generationRequests, payments } from '../../../server/db/schema';
 import { YookassaProvider } from '../../../server/providers/payments/yookassa';
 import type { PaymentProvider } from '../../../server/providers/payments/types';
-import { startTestApp, testDatabases, type TestApp, type TestDatabaseKind } from '../helpers';
+import { openFreshPostgres, requirePostgres, startTestApp, type TestApp, type TestDatabaseKind } from '../helpers';
 import { until } from '../chat/helpers';
 import { balance, expectLedgerConsistent, postJson, signedInUser } from '../images/support';
 import { heldImageProvider, jobIdOf, ORIGINAL_COST, postOriginal } from '../jobs/support';
@@ -23,7 +23,10 @@ import { FakeYookassa } from '../providers/payments/fake-yookassa';
  * Date that the test moves), so the two clocks cannot differ there, and an embedded database
  * has a single instance anyway.
  */
-const postgresOnly = testDatabases().filter((kind) => kind.name === 'postgres');
+const postgresUrl = requirePostgres();
+const postgresOnly: TestDatabaseKind[] = postgresUrl
+  ? [{ name: 'postgres', open: () => openFreshPostgres(postgresUrl) }]
+  : [];
 
 const STARTER = 50;
 const MINUTE = 60_000;
