@@ -122,7 +122,12 @@ export type CallInput<E extends Endpoint> = {
   (E['query'] extends z.ZodType
     ? { query?: Partial<Record<keyof Values<E['query']>, string | number | boolean | undefined>> }
     : { query?: never }) &
-  (E['body'] extends z.ZodType ? { body?: Values<E['body']> } : { body?: never });
+  (E['body'] extends z.ZodType
+    ? { body?: Values<E['body']> }
+    : E['multipart'] extends z.ZodType
+      ? // A multipart form is sent as the browser builds it (its boundary, the file's own bytes).
+        { body: FormData }
+      : { body?: never });
 
 /** The address of a call: the contract's path with its parameters, and the query's set values. */
 export function urlOf<E extends Endpoint>(contract: E, input: Omit<CallInput<E>, 'signal' | 'body'>): string {

@@ -1,17 +1,15 @@
 import { fromPromise } from 'xstate';
-import { pathOf } from '../domain/api/contract';
 import { generatePortraitEndpoint } from '../domain/api/portraits';
-import { genericMessages } from '../domain/errors';
 import type { PortraitFormFields } from '../domain/portraits';
 import { portraitMachine, type PortraitReply, type PortraitRequest } from '../machines/portrait';
-import { ApiError, api, notifyUnauthorized, toApiError } from './client';
+import { callWhole } from './client';
 import { downloadImage } from './images';
 
 /**
  * SPEC section 7: multipart with the prompt, the photo as user_image_file, and
  * aspect_ratio, style_preset, output_format only when present; the field names are the
  * contract's. The reply keeps tokens.charged beside data, so it is read whole and checked
- * with the contract's success schema (a FormData body is no body `callWhole` sends).
+ * with the contract's success schema.
  */
 export async function createPortrait(request: PortraitRequest, signal?: AbortSignal): Promise<PortraitReply> {
   const form = new FormData();
@@ -22,23 +20,8 @@ export async function createPortrait(request: PortraitRequest, signal?: AbortSig
   if (request.aspectRatio) append('aspect_ratio', request.aspectRatio);
   if (request.stylePreset) append('style_preset', request.stylePreset);
   if (request.outputFormat) append('output_format', request.outputFormat);
-  let reply: unknown;
-  try {
-    // Aborting (Run in background) only stops waiting: the server's job goes on (issue #28).
-    reply = await api()
-      .options(signal ? { signal } : {})
-      .url(pathOf(generatePortraitEndpoint))
-      .body(form)
-      .post()
-      .json();
-  } catch (error) {
-    const apiError = toApiError(error);
-    if (apiError.status === 401) notifyUnauthorized();
-    throw apiError;
-  }
-  const parsed = generatePortraitEndpoint.replies[200].safeParse(reply);
-  if (!parsed.success) throw new ApiError(genericMessages.somethingWrong, 200, 'MALFORMED_RESPONSE', reply);
-  return parsed.data;
+  // Aborting (Run in background) only stops waiting: the server's job goes on (issue #28).
+  return callWhole(generatePortraitEndpoint, { body: form, ...(signal ? { signal } : {}) });
 }
 
 /** The portrait machine wired to the real API and the browser. */
