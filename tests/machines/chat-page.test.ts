@@ -280,6 +280,21 @@ describe('a message in an open conversation (SPEC 4 "Chat send")', () => {
     expect(h.page().input).toMatchObject({ streaming: false, stopping: false, disabled: false });
   });
 
+  it('a Stop that failed is no longer said once the reply has ended, nor with the next message', async () => {
+    const h = await open5();
+    h.type('Hello');
+    h.actor.send({ type: 'SEND' });
+    h.actor.send({ type: 'STOP' });
+    h.requests.sendStops[0]!.reject(new TypeError('Failed to fetch'));
+    await h.settle();
+    expect(h.page().input.stopFailure).toMatchObject({ code: 'stopReply' });
+    h.streams[0]!.send({ type: 'STREAM.COMPLETE', tokensUsed: 3, balanceAfter: 97 });
+    expect(h.page().input).toMatchObject({ streaming: false, stopping: false, stopFailure: null });
+    h.type('Again');
+    h.actor.send({ type: 'SEND' });
+    expect(h.page().input).toMatchObject({ streaming: true, stopping: false, stopFailure: null });
+  });
+
   it('a message that failed stays in its conversation with its reason; the way to add tokens only when the tokens ran short', async () => {
     const h = await open5();
     h.type('Hello');
@@ -434,6 +449,19 @@ describe('a reply written elsewhere (issue #28 item 5)', () => {
     expect(page.input).toMatchObject({ disabled: false, streaming: false });
     expect(page.main).toEqual({ kind: 'conversation', messages: [], sending: false, failed: null, empty: true });
     expect(followedReply(followingParts)).toMatchObject({ conversationId: 5, content: 'Flour, water' });
+  });
+
+  it('its Stop under way is not shown on a conversation where it is not followed', async () => {
+    const h = await following();
+    h.actor.send({ type: 'STOP' });
+    const stopping = seen(h).reply;
+    h.requests.replyStops[0]!.resolve({ stopped: true });
+    await h.settle();
+    const asked = seen(h).reply;
+    h.route('6');
+    await h.loaded(conversation(6));
+    expect(chatPage({ ...seen(h), reply: stopping }, 100).input.stopping).toBe(false);
+    expect(chatPage({ ...seen(h), reply: asked }, 100).input.stopping).toBe(false);
   });
 
   it('its Stop failure is not said on a conversation where it is not followed', async () => {

@@ -68,7 +68,7 @@ describe('chat-settings is told the models each time they load', () => {
     const h = chatHarness({ storedModel: 'gpt-3' });
     const odd: ModelList = { models: { [FOUR.id]: FOUR }, default: 'gpt-5' };
     await h.loadLists([], odd);
-    expect(h.toldTo('settings')).toEqual([{ type: 'MODELS.LOADED', ids: [FOUR.id], defaultId: 'gpt-5' }]);
+    expect(h.toldTo('settings')).toStrictEqual([{ type: 'MODELS.LOADED', ids: [FOUR.id], defaultId: 'gpt-5' }]);
     expect(h.notes).toContain('fallback gpt-3 -> gpt-5 (gpt-5)');
   });
 
