@@ -156,7 +156,11 @@ function stopOf(parts: ChatParts, followed: FollowedReply | null): Pick<ChatInpu
 
 function mainOf(parts: ChatParts, followed: FollowedReply | null): ChatMain {
   const { routing, send } = parts;
-  const pending = send.context.pending;
+  // This tab's message on its way, shown where it was written: the conversation it went to,
+  // or the page it was typed on while its conversation is being created and opened.
+  const target = routing.context.targetId;
+  const writtenHere = send.context.conversationId === null || target === null || send.context.conversationId === target;
+  const pending = writtenHere ? send.context.pending : null;
   const pendingMessages = pending
     ? [pending.user, ...(pending.assistant.content !== '' ? [pending.assistant] : [])]
     : [];
