@@ -1,3 +1,5 @@
+// One file: one feature, one chart (the project's rule): a reply written elsewhere, from the first
+// event to its end and its Stop, is one flow.
 import { assign, enqueueActions, fromCallback, fromPromise, raise, setup, type ActorRefFrom } from 'xstate';
 import type { Conversation, PendingReply } from '../domain/conversation';
 import { genericMessages, problemOf, type Problem } from '../domain/errors';

@@ -1,3 +1,5 @@
+// One file: one feature, one chart (the project's rule): the form, its checks in SPEC's order, the
+// loader, the result and the modal are one flow.
 import { and, assign, enqueueActions, fromCallback, fromPromise, not, setup, stateIn, type ActorRefFrom } from 'xstate';
 import { balanceOf, problemOf, type Problem } from '../domain/errors';
 import {

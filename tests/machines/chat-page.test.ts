@@ -1,3 +1,4 @@
+// One file: what the chat screen shows in each state, on one harness of the real parts.
 import { describe, expect, it } from 'vitest';
 import type { Problem } from '../../src/domain/errors';
 import {

@@ -1,3 +1,4 @@
+// One file: one chart's actor tests: its cases share the harness that answers its requests.
 import { describe, expect, it } from 'vitest';
 import {
   assign,

@@ -1,3 +1,5 @@
+// One file: one chart's walk: its table of what each state shows (SPEC) and the steps that drive it
+// read side by side.
 import { cleanup, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';

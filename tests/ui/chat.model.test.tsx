@@ -1,3 +1,5 @@
+// One file: one chart's walk: its table of what each state shows (SPEC) and the steps that drive it
+// read side by side.
 import { screen, within } from '@testing-library/react';
 import { expect, vi } from 'vitest';
 import { createActor, type AnyEventObject, type AnyMachineSnapshot, type StateValue } from 'xstate';
