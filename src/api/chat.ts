@@ -23,7 +23,7 @@ import { chatReplyMachine } from '../machines/chat-reply';
 import { chatSettingsMachine } from '../machines/chat-settings';
 import { conversationRoutingMachine } from '../machines/conversation-routing';
 import { chatMachine } from '../machines/chat';
-import { API_BASE, ApiError, authHeaders, call } from './client';
+import { API_BASE, authHeaders, call, callUnread } from './client';
 import { keepDraft, sessionUserId } from './drafts';
 
 export const MODEL_STORAGE_KEY = 'chatModel';
@@ -42,14 +42,8 @@ export const createConversation = (input: CreateConversationInput): Promise<Conv
  * SPEC section 7: the deletion's reply is not read. Any success means deleted, even one whose
  * body is not the `{ success, message }` our server sends.
  */
-export const deleteConversation = async (id: number): Promise<void> => {
-  try {
-    await call(deleteConversationEndpoint, { params: { id } });
-  } catch (error) {
-    if (error instanceof ApiError && error.code === 'MALFORMED_RESPONSE') return;
-    throw error;
-  }
-};
+export const deleteConversation = (id: number): Promise<void> =>
+  callUnread(deleteConversationEndpoint, { params: { id } });
 
 /**
  * Stop from any tab (issue #28 item 5): ends the reply in progress in the conversation

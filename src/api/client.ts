@@ -171,6 +171,14 @@ export function call<E extends Endpoint>(contract: E, input: CallInput<E>): Prom
   return request(send(contract, input), parserOf(dataSchemaOf(contract))) as Promise<DataOf<E>>;
 }
 
+/**
+ * As `call`, for a reply the browser does not read (SPEC section 7: "none read"): any success
+ * will do, even one whose body is not the one the contract describes.
+ */
+export async function callUnread<E extends Endpoint>(contract: E, input: CallInput<E>): Promise<void> {
+  await request(send(contract, input), anyBody);
+}
+
 /** As `call`, for a reply read whole (one that keeps fields beside `data`, e.g. tokens.charged). */
 export async function callWhole<E extends Endpoint>(
   contract: E,

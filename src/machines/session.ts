@@ -1,4 +1,4 @@
-import { assign, fromPromise, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import type { User } from '../domain/user';
 
 export type SessionEvent =
@@ -144,4 +144,3 @@ export const sessionMachine = setup({
 
 /** The session actor as the charts that tell it the balance (and the screens) hold it. */
 export type SessionRef = ActorRefFrom<typeof sessionMachine>;
-export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;

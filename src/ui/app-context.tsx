@@ -6,7 +6,6 @@ import type { SessionRef } from '../machines/session';
 import type { toastsMachine } from '../machines/toasts';
 import { registerLiveActor, type LiveActor } from '../machines/live-actors';
 
-export type { SessionRef };
 export type ToastsRef = ActorRefFrom<typeof toastsMachine>;
 
 export interface AppActors {

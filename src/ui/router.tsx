@@ -10,7 +10,8 @@ import {
 import { useSelector } from '@xstate/react';
 import { lazy, Suspense, useState } from 'react';
 import { waitFor } from 'xstate';
-import type { AppActors, SessionRef } from './app-context';
+import type { SessionRef } from '../machines/session';
+import type { AppActors } from './app-context';
 import { useAppActors } from './app-context';
 import { Deferred } from './common/Deferred';
 import { ErrorFallback, NotFound } from './common/ErrorFallback';

@@ -4,10 +4,8 @@ import {
   assign,
   createActor,
   createMachine,
-  emit,
   fromCallback,
   fromPromise,
-  setup,
   type ActorRefFrom,
 } from 'xstate';
 import type { Conversation, Message, PendingReply } from '../../src/domain/conversation';
@@ -17,6 +15,7 @@ import { FOLLOW_QUIET_MS, chatReplyMachine } from '../../src/machines/chat-reply
 import type { conversationRoutingMachine } from '../../src/machines/conversation-routing';
 import type { QueueRef } from '../../src/machines/queue';
 import type { SessionRef } from '../../src/machines/session';
+import { replyQueue } from './support/chat-page';
 
 /**
  * The chat-reply chart through a running actor in the chat chart, which tells it the
@@ -102,16 +101,7 @@ function chat() {
       },
     },
   });
-  const queue = createActor(
-    setup({
-      types: {
-        events: {} as { type: 'PUSH'; event: ReplyEvent },
-        emitted: {} as { type: 'REPLY.EVENT'; event: ReplyEvent },
-      },
-    }).createMachine({
-      on: { PUSH: { actions: emit(({ event }) => ({ type: 'REPLY.EVENT' as const, event: event.event })) } },
-    }),
-  ).start();
+  const queue = replyQueue();
   const session = createActor(
     fromCallback(({ receive }) => {
       receive((event) => told.push(`session ${event.type}`));

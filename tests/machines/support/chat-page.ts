@@ -87,6 +87,23 @@ function held<I, O>(list: Array<Held<I, O>>) {
 /** An error as the API client throws it for a 404. */
 export const NOT_FOUND_ERROR = Object.assign(new Error('Resource not found'), { status: 404 });
 
+/**
+ * The queue as the chat hears it: each reply event pushed by the test is emitted as the
+ * queue emits a reply's event from the user's event stream (issue #28 item 5).
+ */
+export function replyQueue() {
+  return createActor(
+    setup({
+      types: {
+        events: {} as { type: 'PUSH'; event: ReplyEvent },
+        emitted: {} as { type: 'REPLY.EVENT'; event: ReplyEvent },
+      },
+    }).createMachine({
+      on: { PUSH: { actions: emit(({ event }) => ({ type: 'REPLY.EVENT' as const, event: event.event })) } },
+    }),
+  ).start();
+}
+
 export function chatHarness(options: { storedModel?: string | null; draft?: string; balance?: number | null } = {}) {
   const requests = {
     models: [] as Array<Held<unknown, ModelList>>,
@@ -110,16 +127,7 @@ export function chatHarness(options: { storedModel?: string | null; draft?: stri
       on: { '*': { actions: ({ event }) => notes.push(`session ${event.type}`) } },
     }),
   ).start();
-  const queue = createActor(
-    setup({
-      types: {
-        events: {} as { type: 'PUSH'; event: ReplyEvent },
-        emitted: {} as { type: 'REPLY.EVENT'; event: ReplyEvent },
-      },
-    }).createMachine({
-      on: { PUSH: { actions: emit(({ event }) => ({ type: 'REPLY.EVENT' as const, event: event.event })) } },
-    }),
-  ).start();
+  const queue = replyQueue();
 
   const machine = chatMachine.provide({
     actors: {
